@@ -1,0 +1,1 @@
+"""Pieces every game shares: randomness, parameters, errors, JIT configuration."""

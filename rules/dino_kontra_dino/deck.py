@@ -1,0 +1,194 @@
+"""Dino Kontra Dino decks: the 45 dinosaur cards and 30 event cards, loaded from CSV.
+
+The real card list is not public (``shared/rules/dino_kontra_dino.md``, D1). Two decks ship in
+``data/``; a designer can point ``deck`` at their own CSV of the same format:
+
+``provisional``
+    The default. Synthetic traits with the rulebook's named cards kept as the rulebook states
+    them (Cetiosaurus #12; Brachylophosaurus speed 4; Coelurus speed 5; Dilophosaurus predation 4
+    and adaptability 2; Psittacosaurus predation 2 and adaptability 4; "Forest Fire" needs speed;
+    "Competing Species" needs predation + adaptability). Labelled provisional in every report.
+``yardstick``
+    The synthetic deck of the C speed yardstick (``shared/bench/dkd_reference.c``), traits
+    uniform in 1..5: the spec's sensitivity-check deck and the key to an exact cross-check.
+
+CSV format, one row per card (``id`` counts from 1 within each kind, without gaps)::
+
+    kind,id,name,predation,size,speed,adaptability,needs,source
+    dino,12,Cetiosaurus,3,5,1,3,,rulebook: card #12 (traits provisional)
+    event,1,Forest Fire,,,,,speed,rulebook: example 1
+    event,21,Competing Species,,,,,predation+adaptability,rulebook: example 2
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+from pathlib import Path
+
+import numpy as np
+
+from rules.core.errors import DataFileError
+
+TRAITS = ("predation", "size", "speed", "adaptability")
+"""The four traits, in the rulebook's tie-break order."""
+NO_TRAIT = 4
+"""Second-trait code of a one-trait event: column 4 of the kernel's dino table is always 0."""
+COLUMNS = ("kind", "id", "name", *TRAITS, "needs", "source")
+DATA_DIR = Path(__file__).with_name("data")
+BUILTIN = {
+    "provisional": DATA_DIR / "provisional_deck.csv",
+    "yardstick": DATA_DIR / "yardstick_deck.csv",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Deck:
+    """A validated deck. Arrays are what the kernel reads; names and sources are for people."""
+
+    label: str
+    path: str
+    sha256: str
+    dino_names: tuple[str, ...]
+    dino_traits: np.ndarray  # int8 [D, 4]
+    dino_sources: tuple[str, ...]
+    event_names: tuple[str, ...]
+    event_needs: np.ndarray  # int8 [E, 2]; second column NO_TRAIT for one-trait events
+    event_sources: tuple[str, ...]
+
+    @property
+    def n_dinos(self) -> int:
+        return len(self.dino_names)
+
+    @property
+    def n_events(self) -> int:
+        return len(self.event_names)
+
+    @property
+    def provisional(self) -> bool:
+        """True unless every card comes from a published source."""
+        return any("provisional" in s or "synthetic" in s for s in self.dino_sources)
+
+    def kernel_dinos(self) -> np.ndarray:
+        """int8 [D, 5]: the four traits then a zero column, indexed by ``NO_TRAIT``."""
+        out = np.zeros((self.n_dinos, 5), dtype=np.int8)
+        out[:, :4] = self.dino_traits
+        return out
+
+    def kernel_events(self) -> np.ndarray:
+        """int8 [E, 2]: required trait codes (0-3), ``NO_TRAIT`` when only one."""
+        return np.ascontiguousarray(self.event_needs, dtype=np.int8)
+
+    def needs_text(self, event: int) -> str:
+        """The required traits of event index ``event`` as 'speed' or 'predation+adaptability'."""
+        a, b = self.event_needs[event]
+        return TRAITS[a] if b == NO_TRAIT else f"{TRAITS[a]}+{TRAITS[b]}"
+
+    def describe(self) -> str:
+        """One line for reports: which deck, how many cards, provisional or not."""
+        kind = "PROVISIONAL (synthetic traits)" if self.provisional else "designer-supplied"
+        return (
+            f"deck '{self.label}' ({self.n_dinos} dinosaurs, {self.n_events} events, {kind}; "
+            f"sha256 {self.sha256[:12]})"
+        )
+
+
+def load_deck(spec: str) -> Deck:
+    """Load a built-in deck by name (``provisional``, ``yardstick``) or a CSV file by path."""
+    if spec in BUILTIN:
+        path, label = BUILTIN[spec], spec
+    else:
+        path, label = Path(spec), Path(spec).name
+        if not path.is_file():
+            names = ", ".join(BUILTIN)
+            raise DataFileError(f"deck '{spec}' is neither a built-in deck ({names}) nor a file")
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(f"deck {path}: cannot read as UTF-8 text ({exc})") from None
+    return parse_deck(text, label=label, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_deck(text: str, *, label: str, path: str = "", sha256: str = "") -> Deck:
+    """Parse and validate deck CSV text. Raises :class:`DataFileError` naming the problem."""
+    where = path or label
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    missing = [c for c in COLUMNS if c not in header and c != "source"]
+    if missing:
+        raise DataFileError(f"deck {where}: missing column(s) {', '.join(missing)}")
+    reader.fieldnames = header
+    dinos: dict[int, tuple[str, tuple[int, ...], str]] = {}
+    events: dict[int, tuple[str, tuple[int, int], str]] = {}
+    for line, row in enumerate(reader, start=2):
+        kind = (row.get("kind") or "").strip().lower()
+        name = (row.get("name") or "").strip()
+        source = (row.get("source") or "").strip()
+        try:
+            cid = int((row.get("id") or "").strip())
+        except ValueError:
+            raise DataFileError(f"deck {where} line {line}: id must be an integer") from None
+        if not name:
+            raise DataFileError(f"deck {where} line {line}: empty name")
+        if kind == "dino":
+            traits = []
+            for t in TRAITS:
+                cell = (row.get(t) or "").strip()
+                if not cell.isdigit() or not 1 <= int(cell) <= 5:
+                    raise DataFileError(
+                        f"deck {where} line {line}: {name} {t} must be 1-5, got {cell!r}"
+                    )
+                traits.append(int(cell))
+            table: dict = dinos
+            value: tuple = (name, tuple(traits), source)
+        elif kind == "event":
+            needs = [n.strip().lower() for n in (row.get("needs") or "").split("+") if n.strip()]
+            if not 1 <= len(needs) <= 2 or any(n not in TRAITS for n in needs):
+                raise DataFileError(
+                    f"deck {where} line {line}: {name} needs must be one or two of "
+                    f"{'/'.join(TRAITS)} joined by '+', got {row.get('needs')!r}"
+                )
+            if len(needs) == 2 and needs[0] == needs[1]:
+                raise DataFileError(f"deck {where} line {line}: {name} names a trait twice")
+            codes = [TRAITS.index(n) for n in needs] + [NO_TRAIT]
+            table, value = events, (name, (codes[0], codes[1]), source)
+        else:
+            raise DataFileError(
+                f"deck {where} line {line}: kind must be 'dino' or 'event', got {kind!r}"
+            )
+        if cid in table:
+            raise DataFileError(f"deck {where} line {line}: duplicate {kind} id {cid}")
+        table[cid] = value
+    for kind, table in (("dino", dinos), ("event", events)):
+        if not table:
+            raise DataFileError(f"deck {where}: no {kind} cards")
+        if sorted(table) != list(range(1, len(table) + 1)):
+            raise DataFileError(f"deck {where}: {kind} ids must run 1..{len(table)} without gaps")
+    d = [dinos[i] for i in range(1, len(dinos) + 1)]
+    e = [events[i] for i in range(1, len(events) + 1)]
+    return Deck(
+        label=label,
+        path=path,
+        sha256=sha256 or hashlib.sha256(text.encode()).hexdigest(),
+        dino_names=tuple(x[0] for x in d),
+        dino_traits=np.array([x[1] for x in d], dtype=np.int8),
+        dino_sources=tuple(x[2] for x in d),
+        event_names=tuple(x[0] for x in e),
+        event_needs=np.array([x[1] for x in e], dtype=np.int8),
+        event_sources=tuple(x[2] for x in e),
+    )
+
+
+def deck_csv(deck: Deck) -> str:
+    """The deck as CSV text in the loader's format (used to store it beside a run's logs)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for i, name in enumerate(deck.dino_names):
+        w.writerow(["dino", i + 1, name, *deck.dino_traits[i].tolist(), "", deck.dino_sources[i]])
+    for i, name in enumerate(deck.event_names):
+        w.writerow(["event", i + 1, name, "", "", "", "", deck.needs_text(i), deck.event_sources[i]])
+    return buf.getvalue()

@@ -1,0 +1,1 @@
+"""Pieces every game's bots share."""

@@ -1,0 +1,107 @@
+"""Dino Kontra Dino bots, compiled.
+
+Every bot sees what a player at the table sees: its own hand, the event's front (and, when it
+is *informed*, the trait(s) a seasoned player reads from the event's name), who holds the
+figure, the score, and the cards already revealed and events already resolved. Bots are called
+one seat at a time before the round is resolved and never read another hand, the pile order or
+the current round's plays, so the choice is as secret and simultaneous as at the table. A bot
+returns the *slot* of its hand to play.
+"""
+
+from __future__ import annotations
+
+from rules.core.jit import jit
+from rules.core.rng import bounded
+
+RANDOM, GREEDY, BLIND, CAUTIOUS = 0, 1, 2, 3
+
+
+@jit
+def play_random(st, seat: int) -> int:
+    """Uniform over the hand."""
+    return bounded(st.rng, 1 + seat, st.hand_len)
+
+
+@jit
+def play_greedy(tb, st, seat: int) -> int:
+    """The strongest card for this event; the first such card in hand order on a tie."""
+    ev = st.events[st.turn]
+    best, slot = -1, 0
+    for k in range(st.hand_len):
+        s = tb.power[st.hands[seat, k], ev]
+        if s > best:
+            best, slot = s, k
+    return slot
+
+
+@jit
+def prior_strength(tb, st, card: int, first: int) -> float:
+    """Mean strength of ``card`` over the events not yet resolved, from pile position ``first``.
+
+    Only the *set* of unresolved events is used, which is public: the deck minus the events on
+    the table. Their order is never read.
+    """
+    total = 0.0
+    for i in range(first, tb.n_events):
+        total += tb.power[card, st.events[i]]
+    count = tb.n_events - first
+    return total / count if count > 0 else 0.0
+
+
+@jit
+def play_blind(tb, st, seat: int, memory: float) -> int:
+    """Does not know the required traits: plays the card with the best expected strength.
+
+    The expectation is over the events not yet resolved (``memory`` = 1, counting the events on
+    the table) or over the whole event deck (``memory`` = 0).
+    """
+    first = st.turn if memory >= 0.5 else 0
+    best, slot = -1.0, 0
+    for k in range(st.hand_len):
+        v = prior_strength(tb, st, st.hands[seat, k], first)
+        if v > best:
+            best, slot = v, k
+    return slot
+
+
+@jit
+def play_cautious(tb, st, seat: int, aim: float, figure: float) -> int:
+    """Win with the card it needs least later; when it cannot expect to win, throw its worst.
+
+    A card *should win* when its strength reaches ``aim`` times the event's maximum strength
+    (5 for one trait, 10 for two), lowered by ``figure`` when this seat holds the figure (ties
+    go to the holder). Among the cards that should win it plays the one with the lowest
+    expected strength over the events still to come; if none should win, it plays its card of
+    lowest expected strength as a sacrifice, keeping its strong cards for later.
+    """
+    r = st.turn
+    ev = st.events[r]
+    target = aim * (5.0 if tb.needs[ev, 1] == 4 else 10.0)
+    if st.holder == seat:
+        target -= figure
+    slot_win, value_win, s_win = -1, 1e9, 1e9
+    slot_low, value_low = 0, 1e9
+    for k in range(st.hand_len):
+        c = st.hands[seat, k]
+        s = tb.power[c, ev]
+        v = prior_strength(tb, st, c, r + 1)
+        if s >= target and (v < value_win or (v == value_win and s < s_win)):
+            slot_win, value_win, s_win = k, v, s
+        if v < value_low:
+            slot_low, value_low = k, v
+    return slot_win if slot_win >= 0 else slot_low
+
+
+@jit
+def choose(lineup, j: int, tb, st, seat: int) -> int:
+    """The hand slot that lineup position ``j``'s bot plays from ``seat``."""
+    sid = lineup.ids[j]
+    if sid == GREEDY:
+        return play_greedy(tb, st, seat)
+    if sid == RANDOM:
+        return play_random(st, seat)
+    if sid == BLIND:
+        return play_blind(tb, st, seat, lineup.params[j, 0])
+    if sid == CAUTIOUS:
+        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
+    return 0
