@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import ClassVar
 
 from rules.core.errors import RuleError
 from rules.core.params import Parameters, param
-from rules.dino_kontra_dino.deck import Deck, load_deck
+from rules.dino_kontra_dino.deck import BUILTIN, Deck, load_deck
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -38,6 +39,11 @@ class DkdParameters(Parameters):
         "in the final tie-break a two-trait event counts for both of its traits",
         source="rulebook ('event cards bearing the predation icon')",
     )
+
+    def __post_init__(self) -> None:
+        # A deck file is remembered by its absolute path so a run resumes from any folder.
+        if self.deck not in BUILTIN and Path(self.deck).is_file():
+            object.__setattr__(self, "deck", str(Path(self.deck).resolve()))
 
     def load_deck(self) -> Deck:
         """The deck this configuration plays with."""

@@ -104,6 +104,10 @@ class Game(abc.ABC):
     def describe_data(self, setup: Setup) -> str:
         """One line naming the data set, saying PROVISIONAL where it is not the real one."""
 
+    @abc.abstractmethod
+    def data_digest(self, setup: Setup) -> str:
+        """A digest of the data the setup plays with (a changed deck or map is a new run)."""
+
     def warmup(self, setup: Setup) -> None:
         """Compile the kernels (call in the parent before starting workers)."""
         self.play(setup, 0, False, 0, 2)

@@ -168,6 +168,9 @@ class DinoKontraDino(Game):
     def describe_data(self, setup: Setup) -> str:
         return setup.data.describe()
 
+    def data_digest(self, setup: Setup) -> str:
+        return setup.data.sha256
+
     def replay(self, setup: Setup, seed: int, rotate: bool, game_id: int) -> str:
         from simulate.games.dino_kontra_dino.replay import render
 

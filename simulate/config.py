@@ -1,0 +1,125 @@
+"""A run's configuration: everything that decides its games and the layout of its files.
+
+Two runs with the same :class:`RunConfig` write the same rows; the worker count, executor and
+progress display are *not* part of it. ``--resume`` refuses a directory whose configuration
+differs, naming the keys that differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+from rules.core.errors import DinolabError
+from rules.core.params import parse_assignments, read_rules_file
+from simulate.games import get_game
+from simulate.games.base import Setup
+
+MAX_SEED = 2**64 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    game: str
+    n_players: int
+    strategies: tuple[str, ...]
+    rotate: bool
+    seed: int
+    games: int
+    chunk_size: int
+    params: dict[str, Any]
+    data_digest: str
+    """Digest of the data files the parameters name (deck, maps): a changed file is a new run."""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["strategies"] = list(self.strategies)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunConfig:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        missing = fields - set(d)
+        if missing:
+            raise DinolabError(f"manifest config lacks {', '.join(sorted(missing))}")
+        return cls(**{**{k: d[k] for k in fields}, "strategies": tuple(d["strategies"])})
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def differences(self, other: RunConfig) -> list[str]:
+        """Keys whose values differ, with both values, for error messages."""
+        a, b = self.to_dict(), other.to_dict()
+        out = []
+        for k in a:
+            if k == "params":
+                for pk in sorted(set(a[k]) | set(b[k])):
+                    if a[k].get(pk) != b[k].get(pk):
+                        out.append(f"{pk}: {b[k].get(pk)!r} -> {a[k].get(pk)!r}")
+            elif a[k] != b[k]:
+                out.append(f"{k}: {b[k]!r} -> {a[k]!r}")
+        return out
+
+    def chunks(self) -> list[tuple[int, int, int]]:
+        """(index, start, stop) of every chunk."""
+        return [
+            (i, start, min(start + self.chunk_size, self.games))
+            for i, start in enumerate(range(0, self.games, self.chunk_size))
+        ]
+
+    def setup(self) -> Setup:
+        """Rebuild and validate the game setup this configuration describes."""
+        game = get_game(self.game)
+        params = game.parameters.from_dict(self.params)
+        setup = game.setup(params, self.n_players, ",".join(self.strategies))
+        digest = game.data_digest(setup)
+        if digest != self.data_digest:
+            raise DinolabError(
+                f"the data files of this run changed since it started ({game.describe_data(setup)})"
+            )
+        return setup
+
+
+def build_config(
+    game_name: str,
+    *,
+    n_players: int | None,
+    strategies: str | None,
+    rotate: bool,
+    seed: int,
+    games: int,
+    chunk_size: int | None,
+    assignments: list[str] | None = None,
+    rules_file: str | None = None,
+) -> tuple[RunConfig, Setup]:
+    """Validate a configuration from command-line values; nothing is written."""
+    game = get_game(game_name)
+    players = game.default_players if n_players is None else n_players
+    values: dict[str, Any] = {}
+    if rules_file:
+        values.update(read_rules_file(rules_file, (game.name, *game.aliases)))
+    values.update(parse_assignments(assignments or []))
+    params = game.parameters().with_values(values)
+    setup = game.setup(params, players, strategies)
+    if games < 1:
+        raise DinolabError(f"--games must be at least 1, got {games}")
+    if not 0 <= seed <= MAX_SEED:
+        raise DinolabError(f"--seed must be in 0..2**64-1, got {seed}")
+    chunk = game.default_chunk if chunk_size is None else chunk_size
+    if chunk < 1:
+        raise DinolabError(f"--chunk-size must be at least 1, got {chunk}")
+    config = RunConfig(
+        game=game.name,
+        n_players=players,
+        strategies=tuple(setup.labels),
+        rotate=rotate,
+        seed=seed,
+        games=games,
+        chunk_size=chunk,
+        params=params.to_dict(),
+        data_digest=game.data_digest(setup),
+    )
+    return config, setup

@@ -1,0 +1,175 @@
+"""Where chunks run: behind one small seam, so the runner does not care.
+
+* :class:`InlineExecutor` runs chunks in this process (``--workers 1``; tests; debugging).
+* :class:`ProcessExecutor` runs them in ``spawn``-ed worker processes, a bounded window of
+  chunks in flight so memory does not grow with the number of chunks. A worker that dies
+  (killed, out of memory) breaks the pool; the executor starts a new one and runs the chunks
+  that had not finished again. Chunks are deterministic, so a retried chunk writes the same rows.
+
+Every executor receives the validated :class:`~simulate.games.base.Setup` once per worker
+(``start``) and then only chunk coordinates.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from rules.core.errors import DinolabError
+from simulate.games.base import Setup
+from simulate.parquet import write_part
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkJob:
+    """What a worker needs besides the setup: where to write and which games to play."""
+
+    run_dir: str
+    seed: int
+    rotate: bool
+    index: int
+    start: int
+    stop: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkResult:
+    index: int
+    start: int
+    stop: int
+    rows: dict[str, int]
+    sha256: dict[str, str]
+    seconds: float
+
+    def to_manifest(self) -> dict:
+        return {
+            "start": self.start,
+            "stop": self.stop,
+            "rows": self.rows,
+            "sha256": self.sha256,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class ChunkWriteError(DinolabError):
+    """A chunk could not be written (disk full, permissions): the run stays resumable."""
+
+
+_SETUP: Setup | None = None
+
+
+def init_worker(setup: Setup) -> None:
+    """Per-worker start: keep the setup and load the compiled kernels from the cache."""
+    global _SETUP
+    _SETUP = setup
+    setup.game.warmup(setup)
+
+
+def run_chunk(job: ChunkJob) -> ChunkResult:
+    """Play one chunk and write every table's part file; return what was written."""
+    setup = _SETUP
+    if setup is None:
+        raise RuntimeError("worker not initialised")
+    t0 = time.perf_counter()
+    tables = setup.game.play(setup, job.seed, job.rotate, job.start, job.stop)
+    rows, digests = {}, {}
+    root = Path(job.run_dir)
+    for name, table in tables.items():
+        try:
+            rows[name], digests[name] = write_part(root / name, job.index, table)
+        except OSError as exc:
+            raise ChunkWriteError(
+                f"cannot write chunk {job.index} of table {name} in {root}: {exc.strerror or exc}"
+            ) from None
+    return ChunkResult(job.index, job.start, job.stop, rows, digests, time.perf_counter() - t0)
+
+
+class Executor(abc.ABC):
+    """Runs chunk jobs and yields their results as they finish (in any order)."""
+
+    workers: int
+
+    @abc.abstractmethod
+    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]: ...
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+
+class InlineExecutor(Executor):
+    """Chunks one after another in this process."""
+
+    workers = 1
+
+    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
+        init_worker(setup)
+        for job in jobs:
+            yield run_chunk(job)
+
+
+class ProcessExecutor(Executor):
+    """Chunks in parallel worker processes (``spawn``), retried if a worker dies."""
+
+    def __init__(self, workers: int, max_restarts: int = 3):
+        self.workers = workers
+        self.max_restarts = max_restarts
+        self.restarts = 0
+
+    def _pool(self, setup: Setup) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=mp.get_context("spawn"),
+            initializer=init_worker,
+            initargs=(setup,),
+        )
+
+    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
+        queue = list(jobs)
+        queue.reverse()
+        retry: list[ChunkJob] = []
+        window = 2 * self.workers
+        while queue or retry:
+            pool = self._pool(setup)
+            running: dict[Future, ChunkJob] = {}
+            broken = False
+            try:
+                while (queue or retry or running) and not broken:
+                    while len(running) < window and (retry or queue):
+                        job = retry.pop() if retry else queue.pop()
+                        running[pool.submit(run_chunk, job)] = job
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        job = running.pop(fut)
+                        try:
+                            result = fut.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            retry.append(job)
+                            continue
+                        yield result
+                if broken:
+                    retry.extend(running.values())
+                    running.clear()
+                    self.restarts += 1
+                    if self.restarts > self.max_restarts:
+                        raise DinolabError(
+                            f"worker processes died {self.restarts} times; giving up "
+                            f"(the run is resumable with --resume)"
+                        )
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+
+def make_executor(workers: int | None) -> Executor:
+    """The local executor for ``--workers`` (default: every core)."""
+    n = (os.cpu_count() or 1) if workers is None else workers
+    if n < 1:
+        raise DinolabError(f"--workers must be at least 1, got {n}")
+    return InlineExecutor() if n == 1 else ProcessExecutor(n)

@@ -1,0 +1,65 @@
+"""A progress bar with games/s and ETA on a terminal; silence in scripts and CI."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    """Games per second since the bar started."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} games/s" if speed else "", style="progress.data.speed")
+
+
+def want_progress(flag: bool | None) -> bool:
+    """Show a bar when asked, or by default when stderr is a terminal."""
+    return sys.stderr.isatty() if flag is None else flag
+
+
+@contextmanager
+def progress_bar(label: str, enabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """Yield ``update(done, total)``; draws a bar on stderr when ``enabled``."""
+    if not enabled:
+        yield lambda done, total: None
+        return
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, speed_estimate_period=30) as bar:
+        task = bar.add_task(label, total=None)
+        first = [True]
+
+        def update(done: int, total: int) -> None:
+            if first[0]:  # games already done on resume do not count towards the rate
+                bar.update(task, total=total, completed=0)
+                bar.reset(task, total=total - done, completed=0)
+                first[0] = False
+                update.base = done  # type: ignore[attr-defined]
+                return
+            bar.update(task, completed=done - update.base)  # type: ignore[attr-defined]
+
+        yield update

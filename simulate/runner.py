@@ -1,0 +1,139 @@
+"""Run a configuration into a run directory: chunk it, execute, write, record, resume.
+
+The order of work guarantees that bad input or a crash never damages earlier results:
+
+1. Everything is validated before anything is written (:func:`check_out_dir` and the config).
+2. A new run writes its data files and a manifest listing no finished chunks.
+3. Each finished chunk's part files are renamed into place, then the manifest is rewritten
+   (atomically) to list it. A chunk is either listed with complete files, or redone on resume.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rules.core.errors import DinolabError
+from simulate.config import RunConfig
+from simulate.executors import ChunkJob, Executor
+from simulate.games.base import Setup
+from simulate.manifest import (
+    MANIFEST,
+    new_manifest,
+    read_manifest,
+    run_config,
+    write_manifest,
+)
+from simulate.parquet import remove_temporaries, write_atomic
+
+
+@dataclasses.dataclass
+class RunSummary:
+    run_dir: Path
+    games: int
+    games_run: int
+    chunks_run: int
+    seconds: float
+    complete: bool
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_run / self.seconds if self.seconds > 0 else float("nan")
+
+
+def check_out_dir(out: Path, config: RunConfig, *, resume: bool, force: bool) -> str:
+    """Decide what to do with ``out`` without touching it: 'new', 'resume' or 'replace'."""
+    if resume and force:
+        raise DinolabError("--resume and --force contradict each other; choose one")
+    if out.exists() and not out.is_dir():
+        raise DinolabError(f"--out {out} exists and is not a directory")
+    empty = not out.exists() or not any(out.iterdir())
+    if resume:
+        if empty:
+            raise DinolabError(f"nothing to resume in {out}: it is empty or missing")
+        previous = run_config(read_manifest(out))
+        if previous.fingerprint() != config.fingerprint():
+            diff = "; ".join(config.differences(previous))
+            raise DinolabError(f"{out} was made with a different configuration ({diff})")
+        return "resume"
+    if empty:
+        return "new"
+    if not force:
+        raise DinolabError(
+            f"{out} is not empty; use --resume to finish that run or --force to replace it"
+        )
+    if not (out / MANIFEST).is_file():
+        raise DinolabError(f"refusing to replace {out}: it is not a dinolab run directory")
+    read_manifest(out)
+    return "replace"
+
+
+def _clear_run(out: Path, setup: Setup) -> None:
+    """Remove what a previous run wrote (tables, data, manifest, report), nothing else."""
+    manifest = read_manifest(out)
+    names = set(manifest.get("tables", {})) | {t.name for t in setup.game.tables}
+    for name in names:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+    for name in [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]:
+        (out / name).unlink(missing_ok=True)
+    (out / MANIFEST).unlink()
+
+
+def run(
+    config: RunConfig,
+    setup: Setup,
+    out: Path,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    force: bool = False,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress."""
+    out = Path(out)
+    mode = check_out_dir(out, config, resume=resume, force=force)
+    if mode == "replace":
+        _clear_run(out, setup)
+    if mode == "resume":
+        manifest = read_manifest(out)
+        remove_temporaries(out)
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        files = setup.game.data_files(setup)
+        digests = {}
+        for name, data in files.items():
+            write_atomic(out / name, data)
+            digests[name] = hashlib.sha256(data).hexdigest()
+        manifest = new_manifest(config, setup, digests)
+        write_manifest(out, manifest)
+    done = manifest["chunks"]
+    jobs = [
+        ChunkJob(str(out), config.seed, config.rotate, i, start, stop)
+        for i, start, stop in config.chunks()
+        if str(i) not in done
+    ]
+    games_done = sum(c["stop"] - c["start"] for c in done.values())
+    if on_chunk:
+        on_chunk(games_done, config.games)
+    t0 = time.perf_counter()
+    if jobs:
+        setup.game.warmup(setup)  # compile here once, before workers load the cache
+    games_run = 0
+    try:
+        for result in executor.run(setup, jobs):
+            done[str(result.index)] = result.to_manifest()
+            write_manifest(out, manifest)
+            games_run += result.stop - result.start
+            games_done += result.stop - result.start
+            if on_chunk:
+                on_chunk(games_done, config.games)
+    finally:
+        executor.close()
+    manifest["status"] = "complete"
+    write_manifest(out, manifest)
+    return RunSummary(out, config.games, games_run, len(jobs), time.perf_counter() - t0, True)

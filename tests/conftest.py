@@ -1,0 +1,50 @@
+"""Shared fixtures: small runs made once per session, and an in-process CLI runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from simulate.cli import main
+
+# Kernels compile (or load from the cache) on first call; time limits per example make no sense.
+settings.register_profile("dinolab", deadline=None, print_blob=True)
+settings.load_profile("dinolab")
+
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``dinolab`` in this process; returns exit code, stdout and stderr."""
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def dkd_run(tmp_path_factory) -> Path:
+    """4,000 four-player games, mixed bots, rotated seats, 3 chunks, 1 worker."""
+    out = tmp_path_factory.mktemp("runs") / "dkd"
+    try:
+        main(["simulate", "dkd", "--games", "4000", "--players", "4", "--seed", "11",
+              "--strategy", "greedy,cautious,blind,random", "--rotate", "--chunk-size", "1500",
+              "--workers", "1", "--out", str(out), "--no-progress"])  # fmt: skip
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    return out
