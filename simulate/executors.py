@@ -7,7 +7,10 @@
   that had not finished again. Chunks are deterministic, so a retried chunk writes the same rows.
 
 Every executor receives the validated :class:`~simulate.games.base.Setup` once per worker
-(``start``) and then only chunk coordinates.
+and then only chunk coordinates. Kernels are compiled exactly once: the first worker compiles
+(or loads) them into the on-disk cache before any other worker starts, since concurrent
+first-time cache writes break numba's cache. The parent process never compiles, which keeps
+its memory small.
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ def init_worker(setup: Setup) -> None:
     global _SETUP
     _SETUP = setup
     setup.game.warmup(setup)
+
+
+def worker_ready() -> bool:
+    """A no-op task: returns once a worker has run :func:`init_worker`."""
+    return _SETUP is not None
 
 
 def run_chunk(job: ChunkJob) -> ChunkResult:
@@ -140,6 +148,10 @@ class ProcessExecutor(Executor):
             running: dict[Future, ChunkJob] = {}
             broken = False
             try:
+                try:  # one worker compiles first; the others then load the cache
+                    pool.submit(worker_ready).result()
+                except BrokenProcessPool:
+                    broken = True
                 while (queue or retry or running) and not broken:
                     while len(running) < window and (retry or queue):
                         job = retry.pop() if retry else queue.pop()

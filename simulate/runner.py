@@ -121,8 +121,6 @@ def run(
     if on_chunk:
         on_chunk(games_done, config.games)
     t0 = time.perf_counter()
-    if jobs:
-        setup.game.warmup(setup)  # compile here once, before workers load the cache
     games_run = 0
     try:
         for result in executor.run(setup, jobs):

@@ -7,35 +7,69 @@ compiled code instead of compiling concurrently (concurrent first-time writes br
 
 numba invalidates a cached function only when *its own* file changes, not when a function it
 calls (and inlines) changes in another module: an edited rule in ``engine.py`` would leave the
-cached chunk kernel playing the old rule. The cache directory is therefore keyed by a digest of
-every source file of the kernel packages, so any edit starts a fresh cache.
+cached chunk kernel playing the old rule. :func:`_install_locator` therefore adds to each cached
+function's freshness stamp a digest of every source it may inline (the shared core packages and
+its own game's packages), so editing one game recompiles that game only.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-import shutil
-import time
 from pathlib import Path
 
 import numpy as np
 
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
-KERNEL_PACKAGES = ("rules", "strategies", "simulate/games")
+CORE_PACKAGES = ("rules/core", "strategies/core")
+GAME_ROOTS = ("rules", "strategies", "simulate/games")
 
 
-def source_digest() -> str:
-    """A digest of every Python file the compiled kernels may come from."""
+@functools.lru_cache(maxsize=None)
+def _digest(folders: tuple[str, ...], stamp: tuple[float, ...]) -> str:
     h = hashlib.sha256()
-    for package in KERNEL_PACKAGES:
-        for path in sorted((_PROJECT_ROOT / package).rglob("*.py")):
+    for folder in folders:
+        for path in sorted((_PROJECT_ROOT / folder).rglob("*.py")):
             h.update(str(path.relative_to(_PROJECT_ROOT)).encode())
             h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return h.hexdigest()
 
 
-def cache_root() -> Path:
+def dependency_digest(py_file: str) -> str:
+    """Digest of the sources a kernel in ``py_file`` may inline: the shared core packages and,
+    for a game's module, that game's packages in every room."""
+    try:
+        rel = Path(py_file).resolve().relative_to(_PROJECT_ROOT)
+    except ValueError:
+        return ""
+    folders = list(CORE_PACKAGES)
+    for root in GAME_ROOTS:
+        parts = Path(root).parts
+        if rel.parts[: len(parts)] == parts and len(rel.parts) > len(parts) + 1:
+            game = rel.parts[len(parts)]
+            if game != "core":
+                folders += [f"{r}/{game}" for r in GAME_ROOTS]
+    folders = [f for f in folders if (_PROJECT_ROOT / f).is_dir()]
+    stamp = tuple(
+        p.stat().st_mtime for f in folders for p in sorted((_PROJECT_ROOT / f).rglob("*.py"))
+    )
+    return _digest(tuple(folders), stamp)
+
+
+def _install_locator() -> None:
+    """Make numba's cache freshness cover the sources a kernel inlines, not only its own file."""
+    from numba.core import caching
+
+    class DependencyAwareLocator(caching.UserProvidedCacheLocator):
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), dependency_digest(self._py_file))
+
+    if not any(c.__name__ == "DependencyAwareLocator" for c in caching.CacheImpl._locator_classes):
+        caching.CacheImpl._locator_classes.insert(0, DependencyAwareLocator)
+
+
+def cache_dir() -> Path:
     """Where compiled kernels are kept: ``$DINOLAB_CACHE_DIR`` or ``.numba_cache`` here."""
     explicit = os.environ.get("DINOLAB_CACHE_DIR")
     if explicit:
@@ -45,24 +79,14 @@ def cache_root() -> Path:
     return Path.home() / ".cache" / "dinolab" / "numba"
 
 
-def cache_dir() -> Path:
-    """The cache directory of this exact source tree."""
-    return cache_root() / source_digest()
-
-
 def configure_numba_cache() -> None:
-    """Point numba's cache at :func:`cache_dir`; drop caches of other trees unused for a day."""
+    """Point numba's cache at :func:`cache_dir` and install the dependency-aware locator."""
     path = cache_dir()
     os.environ["NUMBA_CACHE_DIR"] = str(path)
     import numba
 
     numba.config.CACHE_DIR = str(path)
-    root = path.parent
-    if root.is_dir():
-        for old in root.iterdir():
-            stale = time.time() - old.stat().st_mtime > 86400
-            if old.is_dir() and old.name != path.name and len(old.name) == 16 and stale:
-                shutil.rmtree(old, ignore_errors=True)
+    _install_locator()
 
 
 def jit_disabled() -> bool:

@@ -12,6 +12,7 @@ from rules.core.jit import jit_disabled
 from rules.dino_kontra_dino.deck import TRAITS, Deck, deck_csv
 from rules.dino_kontra_dino.engine import make_table, new_states
 from rules.dino_kontra_dino.params import MAX_PLAYERS, MIN_PLAYERS, DkdParameters, game_rounds
+from simulate.columns import dictionary, table
 from simulate.games.base import Column, Game, Setup, TableSchema
 from simulate.games.dino_kontra_dino.kernel import Logs, allocate, play_chunk
 from strategies.core.registry import lineup_record
@@ -72,7 +73,7 @@ class DinoKontraDino(Game):
     parameters = DkdParameters
     registry = REGISTRY
     default_strategy = "greedy"
-    default_chunk = 50_000
+    default_chunk = 25_000
     tables = (GAMES, PLAYERS, TURNS)
 
     def load_data(self, params: DkdParameters, n_players: int) -> Deck:
@@ -109,24 +110,22 @@ class DinoKontraDino(Game):
         game_id = np.arange(start, stop, dtype=np.int64)
         labels = sorted(set(setup.labels))
         code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
-        strategy = pa.DictionaryArray.from_arrays(
-            pa.array(code[logs.p_lineup], pa.int8()), pa.array(labels, pa.string())
-        )
-        games = pa.table(
+        strategy = dictionary(code[logs.p_lineup], labels)
+        games = table(
             [game_id, np.full(stop - start, n, np.int8), logs.g_rounds, logs.g_winner,
              logs.g_n_winners, logs.g_first_holder, logs.g_rotation],
-            schema=GAMES.arrow(),
+            GAMES.arrow(),
         )
-        players = pa.table(
+        players = table(
             [np.repeat(game_id, n), np.tile(np.arange(n, dtype=np.int8), stop - start),
              strategy, logs.p_events, *(np.ascontiguousarray(logs.p_traits[:, t]) for t in range(4)),
              logs.p_winner, logs.p_figure_end],
-            schema=PLAYERS.arrow(),
+            PLAYERS.arrow(),
         )
-        turns = pa.table(
+        turns = table(
             [logs.t_game, logs.t_round, logs.t_seat, logs.t_event, logs.t_card,
              logs.t_strength, logs.t_holder, logs.t_won],
-            schema=TURNS.arrow(),
+            TURNS.arrow(),
         )
         return {"games": games, "players": players, "turns": turns}
 

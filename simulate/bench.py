@@ -1,0 +1,155 @@
+"""``dinolab bench``: kernel and end-to-end throughput, measured the same way every time.
+
+* Kernel: one core, the game's benchmark lineup, with and without the log buffers; the best
+  of three repetitions (machines are noisy; the best run is the least disturbed one).
+* For Dino Kontra Dino, the plain C yardstick (``shared/bench/dkd_reference.c``) is compiled
+  and run in the same session, so the ratio to C is meaningful even on a noisy machine.
+* Interpreted: the same kernel under ``NUMBA_DISABLE_JIT=1`` (subprocess), for the speed-up.
+* End to end: ``dinolab simulate`` with every table logged, all cores, in a subprocess; wall
+  time and the peak resident memory of the whole process tree (sampled from ``/proc``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from rules.core.errors import DinolabError
+from simulate.games import get_game
+
+ROOT = Path(__file__).resolve().parents[1]
+YARDSTICK_SOURCE = ROOT.parent / "shared" / "bench" / "dkd_reference.c"
+BENCH_LINEUP = {"dino-kontra-dino": ("greedy", 4)}
+
+
+def build_yardstick(folder: Path) -> Path:
+    """Compile the C yardstick with ``gcc -O2`` into ``folder``."""
+    exe = Path(folder) / "dkd_reference"
+    subprocess.run(["gcc", "-O2", "-o", str(exe), str(YARDSTICK_SOURCE)], check=True)
+    return exe
+
+
+def _yardstick_rate(exe: Path, games: int) -> float:
+    out = subprocess.run([str(exe), str(games), "1"], capture_output=True, text=True, check=True)
+    return float(re.search(r"games_per_s=([0-9.]+)", out.stdout).group(1))
+
+
+def _interpreted_rate(game: str, lineup: str, players: int, games: int) -> float:
+    script = (
+        "import time, numpy as np\n"
+        "from simulate.games import get_game\n"
+        f"g = get_game({game!r}); s = g.setup(g.parameters(), {players}, {lineup!r})\n"
+        "t = time.perf_counter()\n"
+        f"g.run_kernel(s, 1, False, 0, {games})\n"
+        f"print({games} / (time.perf_counter() - t))\n"
+    )
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    return float(out.stdout.split()[-1])
+
+
+def _tree_rss(root_pid: int) -> int:
+    """Resident bytes of ``root_pid`` and all its descendants (Linux /proc)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            pid = int(stat.parent.name)
+            parents[pid] = int(fields[1])
+            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    tree, frontier = {root_pid}, [root_pid]
+    while frontier:
+        p = frontier.pop()
+        for child, parent in parents.items():
+            if parent == p and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(rss.get(p, 0) for p in tree)
+
+
+def measure_simulate(args: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak tree RSS (bytes) of ``dinolab simulate <args>``."""
+    cmd = [sys.executable, "-m", "simulate.cli", "simulate", *args, "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            stop.wait(0.05)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    stop.set()
+    thread.join()
+    if proc.returncode != 0:
+        raise DinolabError(f"bench: simulate failed: {err.decode().strip()}")
+    return seconds, peak[0]
+
+
+def run_bench(game_name: str, games: int | None = None) -> str:
+    """Run every measurement and return a Markdown section with the figures and the commands."""
+    game = get_game(game_name)
+    if game.name not in BENCH_LINEUP:
+        raise DinolabError(f"no benchmark defined for {game.name}")
+    lineup, players = BENCH_LINEUP[game.name]
+    n_e2e = games or 1_000_000
+    n_kernel = 1_000_000
+    setup = game.setup(game.parameters(), players, lineup)
+    game.warmup(setup)
+    rows: list[tuple[str, str]] = []
+
+    def best(log: bool) -> float:
+        return max(n_kernel / game.benchmark_kernel(setup, n_kernel, log) for _ in range(3))
+
+    kernel_nolog = best(False)
+    kernel_log = best(True)
+    rows.append((f"kernel, {lineup} x{players}, no logs, 1 core", f"{kernel_nolog:,.0f} games/s"))
+    rows.append((f"kernel, {lineup} x{players}, all log buffers, 1 core",
+                 f"{kernel_log:,.0f} games/s"))  # fmt: skip
+    if game.name == "dino-kontra-dino" and shutil.which("gcc") and YARDSTICK_SOURCE.is_file():
+        ys_setup = game.setup(game.parameters().with_values({"deck": "yardstick"}), 4, "greedy")
+        with tempfile.TemporaryDirectory() as tmp:
+            exe = build_yardstick(Path(tmp))
+            c_rate = max(_yardstick_rate(exe, n_kernel) for _ in range(3))
+        ours = max(n_kernel / game.benchmark_kernel(ys_setup, n_kernel, False) for _ in range(3))
+        rows.append(("C yardstick (same deck and bots, no logs), 1 core", f"{c_rate:,.0f} games/s"))
+        rows.append(("kernel on the yardstick's deck, no logs, 1 core", f"{ours:,.0f} games/s"))
+        rows.append(("ratio kernel / C", f"{ours / c_rate:.2f}"))
+    n_interp = 300
+    interp = _interpreted_rate(game.name, lineup, players, n_interp)
+    rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", f"{interp:,.0f} games/s"))
+    rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [game.name, "--games", str(n_e2e), "--players", str(players), "--strategy",
+                lineup, "--seed", "1", "--out", str(Path(tmp) / "run")]  # fmt: skip
+        seconds, peak = measure_simulate(args)
+    cores = os.cpu_count() or 1
+    rows.append((f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
+                 f"{seconds:.1f} s wall, {n_e2e / seconds:,.0f} games/s"))  # fmt: skip
+    rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    head = (
+        f"### `dinolab bench {game_name}" + (f" --games {games}" if games else "") + "`\n\n"
+        f"{when}; {platform.node()}; {cores} cores; Python {platform.python_version()}\n\n"
+        "| measure | value |\n|---|---|\n"
+    )
+    return head + "\n".join(f"| {k} | {v} |" for k, v in rows)
