@@ -53,8 +53,9 @@ def _interpreted_rate(game: str, lineup: str, players: int, games: int) -> float
         f"print({games} / (time.perf_counter() - t))\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                         text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.split()[-1])
 
 
@@ -96,7 +97,7 @@ def measure_simulate(args: list[str]) -> tuple[float, int]:
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
-    out, err = proc.communicate()
+    _, err = proc.communicate()
     seconds = time.perf_counter() - t0
     stop.set()
     thread.join()
@@ -123,8 +124,9 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     kernel_nolog = best(False)
     kernel_log = best(True)
     rows.append((f"kernel, {lineup} x{players}, no logs, 1 core", f"{kernel_nolog:,.0f} games/s"))
-    rows.append((f"kernel, {lineup} x{players}, all log buffers, 1 core",
-                 f"{kernel_log:,.0f} games/s"))  # fmt: skip
+    rows.append(
+        (f"kernel, {lineup} x{players}, all log buffers, 1 core", f"{kernel_log:,.0f} games/s")
+    )
     if game.name == "dino-kontra-dino" and shutil.which("gcc") and YARDSTICK_SOURCE.is_file():
         ys_setup = game.setup(game.parameters().with_values({"deck": "yardstick"}), 4, "greedy")
         with tempfile.TemporaryDirectory() as tmp:
@@ -139,12 +141,27 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", f"{interp:,.0f} games/s"))
     rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))
     with tempfile.TemporaryDirectory() as tmp:
-        args = [game.name, "--games", str(n_e2e), "--players", str(players), "--strategy",
-                lineup, "--seed", "1", "--out", str(Path(tmp) / "run")]  # fmt: skip
+        args = [
+            game.name,
+            "--games",
+            str(n_e2e),
+            "--players",
+            str(players),
+            "--strategy",
+            lineup,
+            "--seed",
+            "1",
+            "--out",
+            str(Path(tmp) / "run"),
+        ]
         seconds, peak = measure_simulate(args)
     cores = os.cpu_count() or 1
-    rows.append((f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
-                 f"{seconds:.1f} s wall, {n_e2e / seconds:,.0f} games/s"))  # fmt: skip
+    rows.append(
+        (
+            f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
+            f"{seconds:.1f} s wall, {n_e2e / seconds:,.0f} games/s",
+        )
+    )
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (

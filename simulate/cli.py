@@ -130,7 +130,8 @@ def simulate(
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace an existing run in --out.")] = False,
     progress: Annotated[
-        bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal).")
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
     ] = None,
 ) -> None:
     """Play many games and log them to Parquet under --out.
@@ -178,9 +179,9 @@ def simulate(
     config, setup = build_config(
         g.name,
         n_players=n_players,
-        strategies=strategy if strategy is not None else (
-            ",".join(previous.strategies) if previous else None
-        ),
+        strategies=strategy
+        if strategy is not None
+        else (",".join(previous.strategies) if previous else None),
         rotate=pick(rotate, "rotate", False),
         seed=root_seed,
         games=n_games,

@@ -14,7 +14,6 @@ settings.register_profile("dinolab", deadline=None, print_blob=True)
 settings.load_profile("dinolab")
 
 
-
 class CliResult:
     def __init__(self, code: int, out: str, err: str):
         self.code, self.out, self.err = code, out, err
@@ -42,9 +41,28 @@ def dkd_run(tmp_path_factory) -> Path:
     """4,000 four-player games, mixed bots, rotated seats, 3 chunks, 1 worker."""
     out = tmp_path_factory.mktemp("runs") / "dkd"
     try:
-        main(["simulate", "dkd", "--games", "4000", "--players", "4", "--seed", "11",
-              "--strategy", "greedy,cautious,blind,random", "--rotate", "--chunk-size", "1500",
-              "--workers", "1", "--out", str(out), "--no-progress"])  # fmt: skip
+        main(
+            [
+                "simulate",
+                "dkd",
+                "--games",
+                "4000",
+                "--players",
+                "4",
+                "--seed",
+                "11",
+                "--strategy",
+                "greedy,cautious,blind,random",
+                "--rotate",
+                "--chunk-size",
+                "1500",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
     except SystemExit as exc:
         assert exc.code in (0, None)
     return out

@@ -60,7 +60,7 @@ def test_bounded_and_uniform_ranges_and_mean():
     # chi-square with 5 dof: the 99.9% quantile is 20.5
     assert ((counts - expected) ** 2 / expected).sum() < 20.5
     u = np.array([uniform(rng, 2) for _ in range(20000)])
-    assert 0 <= u.min() and u.max() < 1
+    assert u.min() >= 0 and u.max() < 1
     assert abs(u.mean() - 0.5) < 4 * (1 / np.sqrt(12 * 20000))
 
 
@@ -126,8 +126,12 @@ def test_rules_toml(tmp_path):
 
 def test_strategy_lineups():
     lineup = REGISTRY.lineup("greedy,cautious[aim=0.5, figure=2],blind[memory=0],random", 4)
-    assert [s.label for s in lineup] == ["greedy", "cautious[aim=0.5,figure=2]", "blind[memory=0]",
-                                         "random"]  # fmt: skip
+    assert [s.label for s in lineup] == [
+        "greedy",
+        "cautious[aim=0.5,figure=2]",
+        "blind[memory=0]",
+        "random",
+    ]
     assert [s.label for s in REGISTRY.lineup("cautious[aim=0.8]", 3)] == ["cautious"] * 3
     for text, message in [
         ("greedy,random", "names 2 strategies for 4 players"),

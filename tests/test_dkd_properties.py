@@ -85,6 +85,9 @@ def referee(setup: Setup, logs, n_games: int) -> None:
             order = [(holder[r] + k) % n for k in range(n)]
             winner = next(p for p in order if strength[r, p] == best)
             assert won[r].sum() == 1 and won[r, winner], "tie-break: holder, then clockwise"
+            rr = g * rounds + r
+            assert logs.r_winner[rr] == winner and logs.r_top[rr] == best
+            assert logs.r_n_top[rr] == (strength[r] == best).sum()
             if r + 1 < rounds:
                 assert holder[r + 1] == winner, "the figure goes to the winner"
             seen |= set(cards[r].tolist())

@@ -25,8 +25,9 @@ pytestmark = pytest.mark.skipif(
 def test_kernel_matches_the_c_yardstick_game_for_game(tmp_path):
     exe = build_yardstick(tmp_path)
     n, seed = 3000, 20261129
-    out = subprocess.run([str(exe), str(n), str(seed), str(n)], capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [str(exe), str(n), str(seed), str(n)], capture_output=True, text=True, check=True
+    ).stdout
     c_games = np.array(
         [list(map(int, line.split()[2:])) for line in out.splitlines() if line.startswith("G ")]
     )

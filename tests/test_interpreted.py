@@ -25,8 +25,14 @@ print(h.hexdigest())
 
 def run(disable_jit: bool) -> str:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1" if disable_jit else "0"}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
-                         cwd=ROOT, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     return out.stdout.strip().splitlines()[-1]
 
 

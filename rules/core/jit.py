@@ -26,7 +26,7 @@ CORE_PACKAGES = ("rules/core", "strategies/core")
 GAME_ROOTS = ("rules", "strategies", "simulate/games")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _digest(folders: tuple[str, ...], stamp: tuple[float, ...]) -> str:
     h = hashlib.sha256()
     for folder in folders:
@@ -114,4 +114,3 @@ def records(n: int, dtype: np.dtype) -> np.ndarray:
     ``np.record`` methods (``round``, ``size``, ``min`` ...) so the same code runs interpreted.
     """
     return np.zeros(n, dtype).view(np.recarray)
-

@@ -88,7 +88,7 @@ def _kind(annotation: Any) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Parameters:
-    """Base of every game's parameters. Subclasses are frozen dataclasses of :func:`param` fields."""
+    """Base of every game's parameters: a frozen dataclass of :func:`param` fields."""
 
     GAME: ClassVar[str] = "game"
 
@@ -197,9 +197,9 @@ def _coerce(p: ParamInfo, raw: Any, origin: str) -> Any:
     for v in values:
         if p.choices is not None and v not in p.choices:
             raise _bad(p, raw)
-        if p.kind != "str" and not isinstance(v, bool):
-            if (p.lo is not None and v < p.lo) or (p.hi is not None and v > p.hi):
-                raise _bad(p, raw)
+        numeric = p.kind != "str" and not isinstance(v, bool)
+        if numeric and ((p.lo is not None and v < p.lo) or (p.hi is not None and v > p.hi)):
+            raise _bad(p, raw)
     return value
 
 

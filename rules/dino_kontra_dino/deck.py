@@ -190,5 +190,7 @@ def deck_csv(deck: Deck) -> str:
     for i, name in enumerate(deck.dino_names):
         w.writerow(["dino", i + 1, name, *deck.dino_traits[i].tolist(), "", deck.dino_sources[i]])
     for i, name in enumerate(deck.event_names):
-        w.writerow(["event", i + 1, name, "", "", "", "", deck.needs_text(i), deck.event_sources[i]])
+        w.writerow(
+            ["event", i + 1, name, "", "", "", "", deck.needs_text(i), deck.event_sources[i]]
+        )
     return buf.getvalue()

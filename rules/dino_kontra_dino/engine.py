@@ -226,7 +226,7 @@ def compare_players(st, a: int, b: int) -> int:
 
 @jit
 def final_result(tb, st, winners) -> int:
-    """Mark every winner in ``winners`` (bool [P]); return the sole winner's seat or -1 if shared."""
+    """Mark every winner in ``winners`` (bool [P]); return the sole winner or -1 if shared."""
     n = tb.n_players
     best = 0
     for p in range(1, n):

@@ -12,16 +12,52 @@ from pathlib import Path
 from rules.dino_kontra_dino.deck import COLUMNS, TRAITS
 
 DINO_NAMES = (
-    "Allosaurus", "Ankylosaurus", "Apatosaurus", "Baryonyx", "Brachiosaurus",
-    "Brachylophosaurus", "Carnotaurus", "Centrosaurus", "Ceratosaurus", "Coelophysis",
-    "Coelurus", "Cetiosaurus", "Compsognathus", "Corythosaurus", "Deinonychus",
-    "Dilophosaurus", "Diplodocus", "Edmontosaurus", "Gallimimus", "Giganotosaurus",
-    "Hadrosaurus", "Iguanodon", "Kentrosaurus", "Lambeosaurus", "Maiasaura",
-    "Megalosaurus", "Microraptor", "Oviraptor", "Pachycephalosaurus", "Parasaurolophus",
-    "Plateosaurus", "Protoceratops", "Psittacosaurus", "Spinosaurus", "Stegosaurus",
-    "Styracosaurus", "Suchomimus", "Therizinosaurus", "Triceratops", "Troodon",
-    "Tyrannosaurus", "Utahraptor", "Velociraptor", "Argentinosaurus", "Euoplocephalus",
-)  # fmt: skip
+    "Allosaurus",
+    "Ankylosaurus",
+    "Apatosaurus",
+    "Baryonyx",
+    "Brachiosaurus",
+    "Brachylophosaurus",
+    "Carnotaurus",
+    "Centrosaurus",
+    "Ceratosaurus",
+    "Coelophysis",
+    "Coelurus",
+    "Cetiosaurus",
+    "Compsognathus",
+    "Corythosaurus",
+    "Deinonychus",
+    "Dilophosaurus",
+    "Diplodocus",
+    "Edmontosaurus",
+    "Gallimimus",
+    "Giganotosaurus",
+    "Hadrosaurus",
+    "Iguanodon",
+    "Kentrosaurus",
+    "Lambeosaurus",
+    "Maiasaura",
+    "Megalosaurus",
+    "Microraptor",
+    "Oviraptor",
+    "Pachycephalosaurus",
+    "Parasaurolophus",
+    "Plateosaurus",
+    "Protoceratops",
+    "Psittacosaurus",
+    "Spinosaurus",
+    "Stegosaurus",
+    "Styracosaurus",
+    "Suchomimus",
+    "Therizinosaurus",
+    "Triceratops",
+    "Troodon",
+    "Tyrannosaurus",
+    "Utahraptor",
+    "Velociraptor",
+    "Argentinosaurus",
+    "Euoplocephalus",
+)
 """Cetiosaurus is number 12, as the rulebook's example card."""
 
 # Trait values the rulebook states, by dino name (trait index -> value).
@@ -33,20 +69,37 @@ DINO_ANCHORS = {
 }
 
 EVENTS = (
-    ("Hunting Season", "predation"), ("Ambush at the Ford", "predation"),
-    ("Pack Hunt", "predation"), ("Carcass Dispute", "predation"), ("Nest Raiders", "predation"),
-    ("Flood", "size"), ("Tall Trees", "size"), ("Stampede", "size"), ("Landslide", "size"),
+    ("Hunting Season", "predation"),
+    ("Ambush at the Ford", "predation"),
+    ("Pack Hunt", "predation"),
+    ("Carcass Dispute", "predation"),
+    ("Nest Raiders", "predation"),
+    ("Flood", "size"),
+    ("Tall Trees", "size"),
+    ("Stampede", "size"),
+    ("Landslide", "size"),
     ("Deep Mud", "size"),
-    ("Forest Fire", "speed"), ("Volcanic Eruption", "speed"),
-    ("Race to the Water Hole", "speed"), ("Flash Flood", "speed"), ("Falling Rocks", "speed"),
-    ("Ice Age", "adaptability"), ("Drought", "adaptability"), ("Disease", "adaptability"),
-    ("New Plants", "adaptability"), ("Long Winter", "adaptability"),
-    ("Clash of Titans", "predation+size"), ("The Chase", "predation+speed"),
-    ("Competing Species", "predation+adaptability"), ("Meteor Shower", "size+speed"),
-    ("Famine", "size+adaptability"), ("Tidal Wave", "speed+adaptability"),
-    ("Territory War", "predation+size"), ("Egg Thieves", "predation+speed"),
-    ("Swamp Crossing", "size+adaptability"), ("Sandstorm", "speed+adaptability"),
-)  # fmt: skip
+    ("Forest Fire", "speed"),
+    ("Volcanic Eruption", "speed"),
+    ("Race to the Water Hole", "speed"),
+    ("Flash Flood", "speed"),
+    ("Falling Rocks", "speed"),
+    ("Ice Age", "adaptability"),
+    ("Drought", "adaptability"),
+    ("Disease", "adaptability"),
+    ("New Plants", "adaptability"),
+    ("Long Winter", "adaptability"),
+    ("Clash of Titans", "predation+size"),
+    ("The Chase", "predation+speed"),
+    ("Competing Species", "predation+adaptability"),
+    ("Meteor Shower", "size+speed"),
+    ("Famine", "size+adaptability"),
+    ("Tidal Wave", "speed+adaptability"),
+    ("Territory War", "predation+size"),
+    ("Egg Thieves", "predation+speed"),
+    ("Swamp Crossing", "size+adaptability"),
+    ("Sandstorm", "speed+adaptability"),
+)
 """20 one-trait events (5 per trait) and 10 two-trait events (every pair once, 4 repeated)."""
 EVENT_ANCHORS = {"Forest Fire": "rulebook: example 1", "Competing Species": "rulebook: example 2"}
 
@@ -78,7 +131,9 @@ def provisional_rows() -> list[list[object]]:
             source = "provisional"
         rows.append(["dino", i, name, *traits, "", source])
     for i, (name, needs) in enumerate(EVENTS, start=1):
-        rows.append(["event", i, name, "", "", "", "", needs, EVENT_ANCHORS.get(name, "provisional")])
+        rows.append(
+            ["event", i, name, "", "", "", "", needs, EVENT_ANCHORS.get(name, "provisional")]
+        )
     return rows
 
 
@@ -103,7 +158,9 @@ def yardstick_rows() -> list[list[object]]:
         if e >= 20:
             b = (a + 1 + _splitmix(s) % 3) % 4
             needs = f"{TRAITS[a]}+{TRAITS[b]}"
-        rows.append(["event", e + 1, f"Event {e + 1}", "", "", "", "", needs, "synthetic: C yardstick"])
+        rows.append(
+            ["event", e + 1, f"Event {e + 1}", "", "", "", "", needs, "synthetic: C yardstick"]
+        )
     return rows
 
 

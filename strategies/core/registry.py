@@ -73,7 +73,8 @@ class Strategy:
     def label(self) -> str:
         """Canonical name: the bare name when every parameter is at its default."""
         changed = [
-            f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)
+            f"{p.name}={v:g}"
+            for p, v in zip(self.info.params, self.values, strict=True)
             if v != p.default
         ]
         return f"{self.info.name}[{','.join(changed)}]" if changed else self.info.name

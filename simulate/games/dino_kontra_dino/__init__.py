@@ -47,6 +47,19 @@ PLAYERS = TableSchema(
         Column("figure_at_end", BOOL, "held the dinosaur figure at the end"),
     ),
 )
+ROUNDS = TableSchema(
+    "rounds",
+    "one row per game and round",
+    (
+        Column("game_id", I64, "game index"),
+        Column("round", I8, "round, from 0"),
+        Column("event_id", I8, "event resolved this round (deck number, from 1)"),
+        Column("holder", I8, "seat holding the figure before the round"),
+        Column("winner", I8, "seat that won the event (and takes the figure)"),
+        Column("top_strength", I8, "the highest strength played"),
+        Column("n_top", I8, "seats that played the highest strength; above 1 the figure decided"),
+    ),
+)
 TURNS = TableSchema(
     "turns",
     "one row per game, round and seat",
@@ -74,7 +87,7 @@ class DinoKontraDino(Game):
     registry = REGISTRY
     default_strategy = "greedy"
     default_chunk = 25_000
-    tables = (GAMES, PLAYERS, TURNS)
+    tables = (GAMES, PLAYERS, ROUNDS, TURNS)
 
     def load_data(self, params: DkdParameters, n_players: int) -> Deck:
         deck = params.load_deck()
@@ -83,21 +96,29 @@ class DinoKontraDino(Game):
 
     def _inputs(self, setup: Setup):
         p: DkdParameters = setup.params
-        tb = make_table(setup.data, setup.n_players, p.hand_size, p.first_holder,
-                        p.two_trait_counts_both)
+        tb = make_table(
+            setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
+        )
         return tb, lineup_record(list(setup.lineup)), new_states(1)
 
     def rounds(self, setup: Setup) -> int:
         return game_rounds(setup.data.n_dinos, setup.n_players, setup.params.hand_size)
 
     def run_kernel(
-        self, setup: Setup, seed: int, rotate: bool, start: int, stop: int,
-        trace: bool = False, turns: bool = True,
+        self,
+        setup: Setup,
+        seed: int,
+        rotate: bool,
+        start: int,
+        stop: int,
+        trace: bool = False,
+        turns: bool = True,
     ) -> Logs:
         """Play games ``start .. stop-1`` into fresh column buffers."""
         tb, lu, st = self._inputs(setup)
-        logs = allocate(stop - start, setup.n_players, self.rounds(setup),
-                        setup.params.hand_size, trace, turns)
+        logs = allocate(
+            stop - start, setup.n_players, self.rounds(setup), setup.params.hand_size, trace, turns
+        )
         with np.errstate(over="ignore"):
             rows = play_chunk(tb, lu, st, np.uint64(seed), rotate, start, stop, logs)
         if turns and rows != logs.t_game.shape[0]:
@@ -112,22 +133,57 @@ class DinoKontraDino(Game):
         code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
         strategy = dictionary(code[logs.p_lineup], labels)
         games = table(
-            [game_id, np.full(stop - start, n, np.int8), logs.g_rounds, logs.g_winner,
-             logs.g_n_winners, logs.g_first_holder, logs.g_rotation],
+            [
+                game_id,
+                np.full(stop - start, n, np.int8),
+                logs.g_rounds,
+                logs.g_winner,
+                logs.g_n_winners,
+                logs.g_first_holder,
+                logs.g_rotation,
+            ],
             GAMES.arrow(),
         )
         players = table(
-            [np.repeat(game_id, n), np.tile(np.arange(n, dtype=np.int8), stop - start),
-             strategy, logs.p_events, *(np.ascontiguousarray(logs.p_traits[:, t]) for t in range(4)),
-             logs.p_winner, logs.p_figure_end],
+            [
+                np.repeat(game_id, n),
+                np.tile(np.arange(n, dtype=np.int8), stop - start),
+                strategy,
+                logs.p_events,
+                *(np.ascontiguousarray(logs.p_traits[:, t]) for t in range(4)),
+                logs.p_winner,
+                logs.p_figure_end,
+            ],
             PLAYERS.arrow(),
         )
+        n_rows = logs.r_winner.shape[0]
+        rounds = table(
+            [
+                logs.t_game[::n],
+                logs.t_round[::n],
+                logs.t_event[::n],
+                logs.t_holder[::n],
+                logs.r_winner,
+                logs.r_top,
+                logs.r_n_top,
+            ],
+            ROUNDS.arrow(),
+        )
+        assert rounds.num_rows == n_rows
         turns = table(
-            [logs.t_game, logs.t_round, logs.t_seat, logs.t_event, logs.t_card,
-             logs.t_strength, logs.t_holder, logs.t_won],
+            [
+                logs.t_game,
+                logs.t_round,
+                logs.t_seat,
+                logs.t_event,
+                logs.t_card,
+                logs.t_strength,
+                logs.t_holder,
+                logs.t_won,
+            ],
             TURNS.arrow(),
         )
-        return {"games": games, "players": players, "turns": turns}
+        return {"games": games, "players": players, "rounds": rounds, "turns": turns}
 
     def warmup(self, setup: Setup) -> None:
         if not jit_disabled():
@@ -143,21 +199,27 @@ class DinoKontraDino(Game):
 
     def data_files(self, setup: Setup) -> dict[str, bytes]:
         deck: Deck = setup.data
-        dinos = pa.table({
-            "card_id": pa.array(np.arange(1, deck.n_dinos + 1), I8),
-            "name": deck.dino_names,
-            **{t: pa.array(deck.dino_traits[:, i], I8) for i, t in enumerate(TRAITS)},
-            "source": deck.dino_sources,
-        })
-        events = pa.table({
-            "event_id": pa.array(np.arange(1, deck.n_events + 1), I8),
-            "name": deck.event_names,
-            "needs": [deck.needs_text(e) for e in range(deck.n_events)],
-            "n_traits": pa.array((deck.event_needs[:, 1] != 4).astype(np.int8) + 1, I8),
-            **{t: pa.array([(deck.event_needs[e] == i).any() for e in range(deck.n_events)])
-               for i, t in enumerate(TRAITS)},
-            "source": deck.event_sources,
-        })
+        dinos = pa.table(
+            {
+                "card_id": pa.array(np.arange(1, deck.n_dinos + 1), I8),
+                "name": deck.dino_names,
+                **{t: pa.array(deck.dino_traits[:, i], I8) for i, t in enumerate(TRAITS)},
+                "source": deck.dino_sources,
+            }
+        )
+        events = pa.table(
+            {
+                "event_id": pa.array(np.arange(1, deck.n_events + 1), I8),
+                "name": deck.event_names,
+                "needs": [deck.needs_text(e) for e in range(deck.n_events)],
+                "n_traits": pa.array((deck.event_needs[:, 1] != 4).astype(np.int8) + 1, I8),
+                **{
+                    t: pa.array([(deck.event_needs[e] == i).any() for e in range(deck.n_events)])
+                    for i, t in enumerate(TRAITS)
+                },
+                "source": deck.event_sources,
+            }
+        )
         return {
             "deck.csv": deck_csv(deck).encode(),
             "dinos.parquet": _parquet_bytes(dinos),

@@ -29,7 +29,8 @@ from strategies.dino_kontra_dino.bots import choose
 
 
 class Logs(NamedTuple):
-    """Column buffers of one chunk (games: n rows, players: n*P, turns: n*rounds*P)."""
+    """Column buffers of one chunk (games: n rows, players: n*P, rounds: n*rounds,
+    turns: n*rounds*P). Game, round, seat and event of the rounds table are read off turns."""
 
     g_rounds: np.ndarray  # int8
     g_winner: np.ndarray  # int8, -1 = shared victory
@@ -49,22 +50,48 @@ class Logs(NamedTuple):
     t_strength: np.ndarray  # int8
     t_holder: np.ndarray  # int8
     t_won: np.ndarray  # bool
+    r_winner: np.ndarray  # int8 [n*rounds]: the round's winner
+    r_top: np.ndarray  # int8: the highest strength played
+    r_n_top: (
+        np.ndarray
+    )  # int8: seats that played the highest strength (>1: the figure rule decided)
     trace_hands: np.ndarray  # int8 [rows, H] hands before each round (replay only), or [0, H]
 
 
 def allocate(
-    n_games: int, n_players: int, rounds: int, hand_size: int, trace: bool = False,
+    n_games: int,
+    n_players: int,
+    rounds: int,
+    hand_size: int,
+    trace: bool = False,
     turns: bool = True,
 ) -> Logs:
     """Empty buffers for ``n_games`` games (``turns=False``: no per-turn rows, for benchmarks)."""
     g, p, t = n_games, n_games * n_players, n_games * rounds * n_players * turns
+    r = n_games * rounds * turns
     i8 = np.int8
     return Logs(
-        np.empty(g, i8), np.empty(g, i8), np.empty(g, i8), np.empty(g, i8), np.empty(g, i8),
-        np.empty(p, i8), np.empty(p, i8), np.empty((p, 4), i8), np.empty(p, np.bool_),
+        np.empty(g, i8),
+        np.empty(g, i8),
+        np.empty(g, i8),
+        np.empty(g, i8),
+        np.empty(g, i8),
+        np.empty(p, i8),
+        np.empty(p, i8),
+        np.empty((p, 4), i8),
         np.empty(p, np.bool_),
-        np.empty(t, np.int64), np.empty(t, i8), np.empty(t, i8), np.empty(t, i8),
-        np.empty(t, i8), np.empty(t, i8), np.empty(t, i8), np.empty(t, np.bool_),
+        np.empty(p, np.bool_),
+        np.empty(t, np.int64),
+        np.empty(t, i8),
+        np.empty(t, i8),
+        np.empty(t, i8),
+        np.empty(t, i8),
+        np.empty(t, i8),
+        np.empty(t, i8),
+        np.empty(t, np.bool_),
+        np.empty(r, i8),
+        np.empty(r, i8),
+        np.empty(r, i8),
         np.full((t if trace else 0, hand_size), -1, i8),
     )
 
@@ -105,6 +132,13 @@ def play_chunk(tables, lineups, states, seed, rotate: bool, start: int, stop: in
             w = play_round(tb, st, slots)
             if not log_turns:
                 continue
+            top, n_top = st.scores[w], 0
+            for s in range(n):
+                n_top += st.scores[s] == top
+            rr = row // n
+            logs.r_winner[rr] = w
+            logs.r_top[rr] = top
+            logs.r_n_top[rr] = n_top
             for s in range(n):
                 logs.t_game[row] = gid
                 logs.t_round[row] = rnd

@@ -47,8 +47,7 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs) -> str:
             mark = "  <- wins" if won else ""
             out.append(
                 f"  seat {s} ({seats[s]}) plays {_card(deck, card)} strength "
-                f"{int(logs.t_strength[r])}{mark}"
-                + (f"; keeps {others}" if others else "")
+                f"{int(logs.t_strength[r])}{mark}" + (f"; keeps {others}" if others else "")
             )
         if len(tied) > 1:
             out.append(f"  tie at {best} between seats {tied}: the figure rule decides")

@@ -1,0 +1,104 @@
+"""Plots as PNG bytes (matplotlib, Agg backend), for embedding in the HTML report."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import polars as pl
+
+COLOR = "#2b6f77"
+ACCENT = "#c8553d"
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def bars_with_ci(
+    labels: list[str],
+    df: pl.DataFrame,
+    *,
+    title: str,
+    ylabel: str,
+    reference: float | None = None,
+    percent: bool = True,
+) -> bytes:
+    """Vertical bars of ``mean`` with ``lo``..``hi`` error bars and an optional reference line."""
+    scale = 100 if percent else 1
+    mean = df["mean"].to_numpy() * scale
+    err = [mean - df["lo"].to_numpy() * scale, df["hi"].to_numpy() * scale - mean]
+    fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(labels) + 2), 3.4))
+    ax.bar(labels, mean, yerr=err, color=COLOR, capsize=4, ecolor="black")
+    if reference is not None:
+        ax.axhline(reference * scale, color=ACCENT, linestyle="--", label="fair share")
+        ax.legend(loc="lower right")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    return _png(fig)
+
+
+def convergence(df: pl.DataFrame, *, fair: float) -> bytes:
+    """Each seat's win share estimate and 95% band against the number of games."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    for seat in sorted(df["seat"].unique().to_list()):
+        d = df.filter(pl.col("seat") == seat).sort("games")
+        x = d["games"].to_numpy()
+        ax.plot(x, d["mean"].to_numpy() * 100, marker="o", ms=3, label=f"seat {seat}")
+        ax.fill_between(x, d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100, alpha=0.15)
+    ax.axhline(fair * 100, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("games")
+    ax.set_ylabel("win share, %")
+    ax.set_title("Convergence of seat win shares (95% bands)")
+    ax.legend(fontsize=8, ncol=3)
+    ax.grid(alpha=0.3)
+    return _png(fig)
+
+
+def ranked_cards(df: pl.DataFrame) -> bytes:
+    """Horizontal bars of every card's win rate with its interval, strongest on top."""
+    d = df.filter(pl.col("played") > 0).sort("win_rate")
+    names = [f"{n} #{i}" for n, i in zip(d["name"], d["card_id"], strict=True)]
+    rate = d["win_rate"].to_numpy() * 100
+    err = [rate - d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100 - rate]
+    fig, ax = plt.subplots(figsize=(6.5, max(3, 0.19 * len(names) + 1)))
+    ax.barh(names, rate, xerr=err, color=COLOR, ecolor="black", capsize=2)
+    ax.set_xlabel("rounds won when played, %")
+    ax.set_title("Card strength ranking")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> bytes:
+    """One horizontal bar split into shares (they should sum to 1)."""
+    fig, ax = plt.subplots(figsize=(6.5, 1.8))
+    left = 0.0
+    colors = [COLOR, ACCENT, "#e0a458", "#8e9aaf"]
+    for i, (label, share) in enumerate(zip(labels, shares, strict=True)):
+        ax.barh([0], [share * 100], left=left, color=colors[i % 4], label=f"{label} ({share:.1%})")
+        left += share * 100
+    ax.set_xlim(0, 100)
+    ax.set_yticks([])
+    ax.set_xlabel("% of rounds")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.55), ncol=2)
+    return _png(fig)
+
+
+def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) -> bytes:
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.bar([str(v) for v in values], counts, color=COLOR)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("games")
+    return _png(fig)

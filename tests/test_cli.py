@@ -1,0 +1,164 @@
+"""The command line as a user meets it: help, listings, runs, replays and every refusal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_games_lists_players_strategies_and_rule_keys(cli):
+    r = cli("games")
+    assert r.code == 0
+    assert "dino-kontra-dino (alias dkd)" in r.out and "2-6 players" in r.out
+    assert "greedy" in r.out and "hand_size" in r.out
+    r = cli("games", "dkd")
+    assert "first_holder = 0" in r.out and "cautious[aim=0.8,figure=1]" in r.out
+    assert "strength (int8)" in r.out
+
+
+def test_help_teaches(cli):
+    r = cli("simulate", "--help")
+    assert r.code == 0
+    assert "--resume" in r.out and "dinolab simulate dkd" in r.out
+
+
+def bad_deck(tmp_path: Path) -> Path:
+    p = tmp_path / "bad.csv"
+    p.write_text("kind,id,name,predation,size,speed,adaptability,needs\ndino,1,Rex,9,1,1,1,\n")
+    return p
+
+
+CASES = [
+    (["simulate", "evo2"], "unknown game 'evo2'"),
+    (["simulate", "dkd", "--players", "7"], "2-6 players, got 7"),
+    (["simulate", "dkd", "--players", "1"], "2-6 players, got 1"),
+    (["simulate", "dkd", "-s", "greedy,random"], "names 2 strategies for 4 players"),
+    (["simulate", "dkd", "-s", "greedy,nobody,random,random"], "unknown strategy 'nobody'"),
+    (["simulate", "dkd", "--set", "hand_sise=3"], "unknown rule key 'hand_sise'"),
+    (["simulate", "dkd", "--set", "hand_size=0"], "must be an integer in 1..10"),
+    (["simulate", "dkd", "--set", "first_holder=5"], "-1..3 for 4 players"),
+    (["simulate", "dkd", "--set", "hand_size"], "--set expects key=value"),
+    (["simulate", "dkd", "--games", "0"], "--games must be at least 1"),
+    (["simulate", "dkd", "--games", "many"], "Invalid value for '--games'"),
+    (["simulate", "dkd", "--seed", "-1"], "--seed must be in 0..2**64-1"),
+    (["simulate", "dkd", "--chunk-size", "0"], "--chunk-size must be at least 1"),
+    (["simulate", "dkd", "--workers", "0"], "--workers must be at least 1"),
+    (["simulate", "dkd", "--rules", "missing.toml"], "rules file not found"),
+    (["simulate", "dkd", "--nonsense"], "No such option: --nonsense"),
+    (["replay", "nowhere", "--game", "1"], "is not a dinolab run"),
+    (["report", "nowhere"], "is not a dinolab run"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CASES)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(cli, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    r = cli(*args, "--out", str(tmp_path / "out")) if args[0] == "simulate" else cli(*args)
+    assert r.code == 2
+    assert message in r.err
+    assert r.err.count("\n") == 1 and r.err.startswith("error: ")
+    assert "Traceback" not in r.err + r.out
+    assert not (tmp_path / "out").exists() and not (tmp_path / "runs").exists()
+
+
+def test_malformed_deck_and_rules_file(cli, tmp_path):
+    deck = bad_deck(tmp_path)
+    r = cli("simulate", "dkd", "--set", f"deck={deck}", "--out", tmp_path / "o")
+    assert r.code == 2 and "missing column(s) source" not in r.err and "must be 1-5" in r.err
+    toml = tmp_path / "v.toml"
+    toml.write_text("hand_size = [\n")
+    r = cli("simulate", "dkd", "--rules", toml, "--out", tmp_path / "o")
+    assert r.code == 2 and "not valid TOML" in r.err and r.err.count("\n") == 1
+    toml.write_text('game = "dkd"\nhand_size = 4\nsurprise = 1\n')
+    r = cli("simulate", "dkd", "--rules", toml, "--out", tmp_path / "o")
+    assert r.code == 2 and "unknown rule key 'surprise'" in r.err
+    assert not (tmp_path / "o").exists()
+
+
+def test_simulate_resume_and_refusals_on_an_existing_run(cli, tmp_path):
+    out = tmp_path / "run"
+    toml = tmp_path / "variant.toml"
+    toml.write_text("hand_size = 4\n")
+    args = [
+        "simulate",
+        "dkd",
+        "-n",
+        "900",
+        "-p",
+        "3",
+        "-s",
+        "greedy,random,cautious",
+        "--rotate",
+        "--rules",
+        toml,
+        "--chunk-size",
+        "300",
+        "--workers",
+        "1",
+        "--out",
+        out,
+    ]
+    r = cli(*args)
+    assert r.code == 0 and "wrote 900 games" in r.out and "PROVISIONAL" in r.out
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["params"]["hand_size"] == 4
+    before = snapshot(out)
+    r = cli(*args)
+    assert r.code == 2 and "not empty; use --resume" in r.err
+    r = cli("simulate", "dkd", "-n", "901", "--out", out, "--resume")
+    assert r.code == 2 and "games: 900 -> 901" in r.err
+    r = cli("simulate", "evo", "--out", out, "--resume")
+    assert r.code == 2
+    assert snapshot(out) == before
+    # Drop the last chunk as a crash would; --resume with only --out finishes it.
+    del manifest["chunks"]["2"]
+    manifest["status"] = "running"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    for table in ("games", "players", "turns"):
+        (out / table / "part-00002.parquet").unlink()
+    r = cli("simulate", "dkd", "--out", out, "--resume", "--no-progress")
+    assert r.code == 0 and "wrote 300 games" in r.out
+    after = snapshot(out)
+    assert {k: v for k, v in after.items() if k != "manifest.json"} == {
+        k: v for k, v in before.items() if k != "manifest.json"
+    }
+    r = cli("simulate", "dkd", "--out", out, "--resume")
+    assert r.code == 0 and "already done" in r.out
+
+
+def test_replay_reads_a_game_and_matches_its_log(cli, dkd_run):
+    r = cli("replay", dkd_run, "--game", "1234")
+    assert r.code == 0
+    assert "game 1234 of seed 11" in r.out
+    assert r.out.count("round ") >= 11 and "replay matches the logged rows" in r.out
+    r = cli("replay", dkd_run, "--game", "4000")
+    assert r.code == 2 and "--game must be in 0..3999" in r.err
+
+
+def test_the_installed_command_never_shows_a_traceback(tmp_path):
+    cmd = [
+        sys.executable,
+        "-m",
+        "simulate.cli",
+        "simulate",
+        "dkd",
+        "--players",
+        "9",
+        "--out",
+        str(tmp_path / "x"),
+    ]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2
+    assert p.stderr == "error: dino-kontra-dino plays with 2-6 players, got 9\n"
