@@ -114,7 +114,7 @@ def build_config(
     config = RunConfig(
         game=game.name,
         n_players=players,
-        strategies=tuple(setup.labels),
+        strategies=tuple(s.spec for s in setup.lineup),
         rotate=rotate,
         seed=seed,
         games=games,

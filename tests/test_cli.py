@@ -24,7 +24,7 @@ def test_games_lists_players_strategies_and_rule_keys(cli):
     assert "dino-kontra-dino (alias dkd)" in r.out and "2-6 players" in r.out
     assert "greedy" in r.out and "hand_size" in r.out
     r = cli("games", "dkd")
-    assert "first_holder = 0" in r.out and "cautious[aim=0.8,figure=1]" in r.out
+    assert "first_holder = 0" in r.out and "cautious[aim=0.9,figure=1]" in r.out
     assert "strength (int8)" in r.out
 
 

@@ -132,7 +132,7 @@ def test_strategy_lineups():
         "blind[memory=0]",
         "random",
     ]
-    assert [s.label for s in REGISTRY.lineup("cautious[aim=0.8]", 3)] == ["cautious"] * 3
+    assert [s.label for s in REGISTRY.lineup("cautious[aim=0.9]", 3)] == ["cautious"] * 3
     for text, message in [
         ("greedy,random", "names 2 strategies for 4 players"),
         ("greedy,foo,random,random", "unknown strategy 'foo'"),

@@ -16,7 +16,15 @@ from simulate.games import get_game
 from simulate.games.base import Setup
 
 GAME = get_game("dkd")
-BOTS = ["random", "greedy", "blind", "cautious", "blind[memory=0]", "cautious[aim=0.5,figure=3]"]
+BOTS = [
+    "random",
+    "greedy",
+    "blind",
+    "cautious",
+    "blind[memory=0]",
+    "cautious[aim=0.5,figure=3]",
+    "montecarlo[rollouts=3]",
+]
 
 
 @st.composite

@@ -13,12 +13,15 @@ SCRIPT = """
 import hashlib, sys
 from simulate.games import get_game
 g = get_game("dkd")
-setup = g.setup(g.parameters().with_values({"first_holder": "-1"}), 5,
-                "greedy,random,blind,cautious,cautious[aim=0.5,figure=3]")
 h = hashlib.sha256()
-for name, table in sorted(g.play(setup, 42, True, 0, 300).items()):
-    h.update(name.encode())
-    h.update(repr(table.to_pydict()).encode())
+for players, lineup, games in (
+    (5, "greedy,random,blind,cautious,cautious[aim=0.5,figure=3]", 300),
+    (3, "montecarlo[rollouts=2],greedy,blind[memory=0]", 4),
+):
+    setup = g.setup(g.parameters().with_values({"first_holder": "-1"}), players, lineup)
+    for name, table in sorted(g.play(setup, 42, True, 0, games).items()):
+        h.update(name.encode())
+        h.update(repr(table.to_pydict()).encode())
 print(h.hexdigest())
 """
 

@@ -70,6 +70,17 @@ class Strategy:
     values: tuple[float, ...]
 
     @property
+    def spec(self) -> str:
+        """Every parameter spelled out: what a run records, so a later change of a default
+        cannot change what an old run meant."""
+        if not self.info.params:
+            return self.info.name
+        inner = ",".join(
+            f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)
+        )
+        return f"{self.info.name}[{inner}]"
+
+    @property
     def label(self) -> str:
         """Canonical name: the bare name when every parameter is at its default."""
         changed = [

@@ -1,7 +1,8 @@
-"""Dino Kontra Dino bots: ``random``, ``greedy``, ``blind``, ``cautious``."""
+"""Dino Kontra Dino bots: ``random``, ``greedy``, ``blind``, ``cautious``, ``montecarlo``."""
 
 from strategies.core.registry import Registry, StrategyInfo, StrategyParam
 from strategies.dino_kontra_dino.bots import BLIND, CAUTIOUS, GREEDY, RANDOM
+from strategies.dino_kontra_dino.dispatch import MONTECARLO
 
 REGISTRY = Registry(
     "dino-kontra-dino",
@@ -27,9 +28,15 @@ REGISTRY = Registry(
             CAUTIOUS,
             "wins with the card it needs least later, sacrifices its worst when it cannot win",
             (
-                StrategyParam("aim", 0.8, 0.0, 1.0, "strength to aim for, share of the maximum"),
+                StrategyParam("aim", 0.9, 0.0, 1.0, "strength to aim for, share of the maximum"),
                 StrategyParam("figure", 1.0, 0.0, 10.0, "target lowered when holding the figure"),
             ),
+        ),
+        StrategyInfo(
+            "montecarlo",
+            MONTECARLO,
+            "flat Monte Carlo: for each card, rollouts of imagined deals played out greedily",
+            (StrategyParam("rollouts", 32.0, 1.0, 4096.0, "imagined games per candidate card"),),
         ),
     ],
 )

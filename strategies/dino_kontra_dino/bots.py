@@ -90,18 +90,3 @@ def play_cautious(tb, st, seat: int, aim: float, figure: float) -> int:
         if v < value_low:
             slot_low, value_low = k, v
     return slot_win if slot_win >= 0 else slot_low
-
-
-@jit
-def choose(lineup, j: int, tb, st, seat: int) -> int:
-    """The hand slot that lineup position ``j``'s bot plays from ``seat``."""
-    sid = lineup.ids[j]
-    if sid == GREEDY:
-        return play_greedy(tb, st, seat)
-    if sid == RANDOM:
-        return play_random(st, seat)
-    if sid == BLIND:
-        return play_blind(tb, st, seat, lineup.params[j, 0])
-    if sid == CAUTIOUS:
-        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
-    return 0

@@ -25,7 +25,7 @@ from rules.dino_kontra_dino.engine import (
     game_over,
     play_round,
 )
-from strategies.dino_kontra_dino.bots import choose
+from strategies.dino_kontra_dino.dispatch import choose
 
 
 class Logs(NamedTuple):

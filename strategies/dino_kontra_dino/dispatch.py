@@ -1,0 +1,35 @@
+"""The one place a Dino Kontra Dino kernel turns a strategy id into a decision."""
+
+from __future__ import annotations
+
+from rules.core.jit import jit
+from strategies.dino_kontra_dino.bots import (
+    BLIND,
+    CAUTIOUS,
+    GREEDY,
+    RANDOM,
+    play_blind,
+    play_cautious,
+    play_greedy,
+    play_random,
+)
+from strategies.dino_kontra_dino.search import play_montecarlo
+
+MONTECARLO = 4
+
+
+@jit
+def choose(lineup, j: int, tb, st, seat: int) -> int:
+    """The hand slot that lineup position ``j``'s bot plays from ``seat``."""
+    sid = lineup.ids[j]
+    if sid == GREEDY:
+        return play_greedy(tb, st, seat)
+    if sid == RANDOM:
+        return play_random(st, seat)
+    if sid == BLIND:
+        return play_blind(tb, st, seat, lineup.params[j, 0])
+    if sid == CAUTIOUS:
+        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
+    if sid == MONTECARLO:
+        return play_montecarlo(tb, st, seat, lineup.params[j, 0])
+    return 0
