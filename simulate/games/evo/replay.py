@@ -1,0 +1,130 @@
+"""One EVO game, round by round, in words (from a trace run of the kernel)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.evo.cards import CARDS, WINDOW_NAMES
+from rules.evo.constants import GENES, TERRAINS, ZONES
+from rules.evo.state import EV_CARD, EV_COMBAT, EV_DEATH, EV_MOVE, EV_PASS, EV_PLACE
+from simulate.games.base import Setup
+from simulate.games.evo.kernel import C_BIDS, C_ROUNDS, C_TRACE, C_TURNS, Logs
+
+CAUSES = ("the climate", "combat", "an event card")
+
+
+def _card_text(number: int, target: int, regions) -> str:
+    card = CARDS[number - 1]
+    text = f"{card.hungarian} ({card.english})"
+    if number in (2, 13):
+        text += f" on the dino in {regions(target)}"
+    elif number == 14:
+        text += f", choosing a {target}"
+    elif number == 25:
+        text += f" with seat {target}"
+    elif number == 16:
+        text += f", taking {CARDS[target - 1].hungarian}"
+    return text
+
+
+def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray) -> str:
+    """Text of one game traced by the kernel (``logs`` holds exactly that game)."""
+    evo_map = setup.data.map
+    p = setup.params
+    n = setup.n_players
+    rot = int(logs.g_rotation[0])
+    seats = [setup.labels[(s - rot) % n] for s in range(n)]
+    cycle = p.climate_cycle
+
+    def region(r: int) -> str:
+        return f"region {r + 1} ({TERRAINS[evo_map.terrain[r]]})"
+
+    out = [
+        f"{setup.game.title}, game {game_id} of seed {seed}: {n} players",
+        setup.game.describe_data(setup),
+        "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(seats)),
+        "start stars: " + ", ".join(f"seat {s} {region(int(logs.p_start[s]) - 1)}"
+                                    for s in range(n)),
+        f"everyone starts with {p.start_points} points and the portrait genes; the climate "
+        f"marker is on {TERRAINS[cycle[p.climate_start]]}, the meteor on space "
+        f"{p.meteor_start_for(n)} of {p.meteor_last_space}",
+    ]
+    turns = {(int(logs.t_round[i]), int(logs.t_seat[i])): i for i in range(int(counts[C_TURNS]))}
+    events = [(int(logs.e_round[i]), logs.e_data[i]) for i in range(int(counts[C_TRACE]))]
+    bids = {}
+    for i in range(int(counts[C_BIDS])):
+        bids.setdefault(int(logs.b_round[i]), []).append(logs.b_data[i])
+    for i in range(int(counts[C_ROUNDS])):
+        rnd = int(logs.r_round[i])
+        rows = [turns[(rnd, s)] for s in range(n)]
+        order = sorted(range(n), key=lambda s: int(logs.t_initiative[rows[s]]))
+        out.append("")
+        out.append(f"round {rnd}")
+        desc = []
+        for s in order:
+            t = rows[s]
+            how = ("tails", "dinos", "the die")[int(logs.t_tie[t])]
+            desc.append(f"seat {s} ({int(logs.t_genes[t, 0])} tails, by {how})")
+        out.append("  initiative: " + ", ".join(desc))
+        temperate = TERRAINS[int(logs.r_temperate[i])]
+        roll = int(logs.r_climate_roll[i])
+        card = int(logs.r_climate_card[i])
+        why = f"die {roll}" if roll else f"card {CARDS[card - 1].hungarian}"
+        if roll and card > 0:
+            why += f" after {CARDS[card - 1].hungarian}"
+        out.append(f"  climate ({why}): {temperate} temperate")
+        for _rnd, e in (ev for ev in events if ev[0] == rnd):
+            kind = int(e[0])
+            if kind == EV_CARD:
+                window = WINDOW_NAMES[int(e[3])]
+                text = _card_text(int(e[2]), int(e[4]), region)
+                out.append(f"  [{window}] seat {int(e[1])} plays {text}")
+            elif kind == EV_MOVE:
+                out.append(f"  seat {int(e[1])} moves {region(int(e[2]))} -> {region(int(e[3]))}")
+            elif kind == EV_COMBAT:
+                won = "wins" if e[6] else "loses"
+                what = "newborn attacks" if int(e[8]) == 4 else "attacks"
+                out.append(
+                    f"  seat {int(e[1])} {what} seat {int(e[2])} in {region(int(e[7]))}: horns "
+                    f"{int(e[3])} vs {int(e[4])}, rolls {int(e[5])}: attacker {won}"
+                )
+            elif kind == EV_PLACE:
+                out.append(f"  seat {int(e[1])} places a newborn on {region(int(e[2]))}")
+            elif kind == EV_DEATH:
+                r = int(e[2])
+                zone = ""
+                if int(e[3]) == 0:
+                    field = int(logs.r_climate_pos[i])
+                    d = int(evo_map.terrain[r]) - cycle[field]
+                    zone = " " + ZONES[0 if d == 0 else (1 if d == -1 else 2 if d == 1 else
+                                                         3 if d < 0 else 4)]
+                out.append(f"  seat {int(e[1])} loses the dino on {region(r)}{zone} to "
+                           f"{CAUSES[int(e[3])]}")
+            elif kind == EV_PASS:
+                out.append(f"  seat {int(e[1])} passes in the auction")
+        score = ", ".join(
+            f"seat {s} {int(logs.t_dinos[rows[s]])} dinos +{int(logs.t_scored[rows[s]])}"
+            f" = {int(logs.t_points[rows[s]])}" for s in range(n)
+        )
+        out.append(f"  scoring: {score}")
+        meteor = f"  meteor to space {int(logs.r_meteor[i])}"
+        if int(logs.r_meteor_roll[i]):
+            meteor += f", die {int(logs.r_meteor_roll[i])}"
+        if bool(logs.r_impact[i]):
+            meteor += ": IMPACT, the game ends"
+        out.append(meteor)
+        for b in bids.get(rnd, []):
+            out.append(f"  seat {int(b[0])} buys {GENES[int(b[1])]} for {int(b[2])} "
+                       f"(pays {int(b[3])} with {int(b[4])} mutations)")
+    out.append("")
+    final = ", ".join(
+        f"seat {s} {int(logs.p_points[s]) + int(logs.p_bonus[s])} points "
+        f"({int(logs.p_dinos[s])} dinos)" for s in range(n)
+    )
+    out.append(f"final: {final}")
+    winners = [s for s in range(n) if logs.p_winner[s]]
+    if len(winners) == 1:
+        out.append(f"winner: seat {winners[0]} ({seats[winners[0]]})")
+    else:
+        out.append(f"shared victory: seats {winners}")
+    return "\n".join(out)

@@ -1,0 +1,615 @@
+"""The parameterised EVO heuristic, compiled.
+
+It sees what a player at the table sees: the board, every portrait, the points, the climate and
+meteor tracks, the genes on offer, the bids, how many cards each player holds, and its own hand
+(never another hand, the bag order or future dice). Parameters (``wk.hp``, set per call):
+
+0 ``aggression``  how much an enemy dino's death is worth when deciding to attack (0..1)
+1 ``foresight``   weight of next round's likely climate when choosing regions
+2 ``bid``         multiplier on its gene valuations when bidding
+3 ``cards``       chance to play a card it finds useful (0: never plays cards)
+4-7 ``egg``, ``leg``, ``guard`` (fur and parasol), ``horn``: multipliers on those valuations
+
+Movement saves dinos that would die this round first (the climate is known after phase 2):
+a breadth-first search through empty regions within the remaining leg points finds the
+nearest safe region (temperate, or cold/warm while furs/parasols last); doomed dinos that
+cannot escape attack when they can (they have nothing to lose); healthy dinos attack when the
+expected gain beats the risk; spare points move dinos towards regions likely to stay
+temperate next round. Newborns go where they survive this round and, by ``foresight``, the
+next. Gene values are expected points over the expected rounds left (from the meteor track).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import uniform
+from rules.evo.board import allowance, attack_odds, zone_of
+from rules.evo.cards import (
+    ACCIDENT,
+    BIG_BROTHER,
+    CATASTROPHE,
+    CHANGELING,
+    FLOOD,
+    FROST,
+    GENE_GUARD,
+    GIANT,
+    HEAT_SKIN,
+    INSTINCT,
+    ME_FIRST,
+    MISSING_LINK,
+    NEOPRENE,
+    NO_BIRTHS,
+    OVERFLIER,
+    PEACE,
+    RAYS,
+    SLEEP,
+    SURPRISE,
+    SURVIVAL_GENE,
+    TOUGH_YOUNG,
+    TRUCE,
+    W_GAME_END,
+    W_MOVEMENT,
+    W_PAYMENT,
+    WANDERERS,
+    WEATHER_GENE,
+    WEATHER_SWAP,
+)
+from rules.evo.constants import (
+    BID,
+    CARD,
+    CARD_PLAY,
+    COLD,
+    CULL,
+    EGG,
+    FREEZING,
+    FUR,
+    HORN,
+    LEG,
+    MAX_REGIONS,
+    MOVE,
+    MUTATION,
+    PARASOL,
+    PASS,
+    PLACE,
+    SCORCHING,
+    TAIL,
+    TEMPERATE,
+    WARM,
+)
+from rules.evo.engine import bid_cap, min_bid, pack, zone_count
+from rules.evo.events import targets
+from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
+
+MAX_CAND = 32
+MAX_ROLLOUTS = 64
+DEFAULTS = (0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+"""Default heuristic parameters (also the rollout policy of the search bot)."""
+
+WORK = np.dtype(
+    [
+        ("hp", np.float64, (8,)),  # parameters of the current call
+        ("pros", np.float64, (4,)),  # next-round prospect of each terrain
+        ("pros_of", np.int64),  # climate field + 1 that ``pros`` was computed for (0: none)
+        ("zc", np.int64, (5,)),  # the actor's dinos in each climate zone
+        ("allow", np.int64, (5,)),  # how many may survive in each zone
+        ("queue", np.int16, (MAX_REGIONS,)),
+        ("first", np.int16, (MAX_REGIONS,)),
+        ("depth", np.int16, (MAX_REGIONS,)),
+        ("seen", np.int64, (MAX_REGIONS,)),
+        ("stamp", np.int64),
+        ("cand", np.int64, (MAX_CAND,)),  # search: candidate actions
+        ("value", np.float64, (MAX_CAND,)),
+    ],
+    align=True,
+)
+"""Scratch space of the bots (a record, so passing it costs nothing)."""
+
+def _mask(*numbers: int) -> int:
+    return sum(1 << (c - 1) for c in numbers)
+
+
+USEFUL = (
+    0,  # phase 1: Én jövök előbb! is saved for phase 3
+    _mask(ACCIDENT, WEATHER_SWAP, CATASTROPHE, WEATHER_GENE, FLOOD),
+    _mask(ME_FIRST, BIG_BROTHER, GIANT, INSTINCT, PEACE, TRUCE),
+    _mask(NO_BIRTHS, TOUGH_YOUNG, WANDERERS),
+    _mask(CHANGELING),
+    _mask(FROST, RAYS, HEAT_SKIN, NEOPRENE),
+    _mask(SURVIVAL_GENE),
+    _mask(MISSING_LINK, GENE_GUARD),
+    _mask(OVERFLIER),
+    _mask(SURPRISE, SLEEP),
+)
+"""Cards the heuristic considers in each window (it passes at once otherwise)."""
+
+VALUABLE = (
+    (1 << (SURPRISE - 1)) | (1 << (OVERFLIER - 1)) | (1 << (WEATHER_GENE - 1))
+    | (1 << (CATASTROPHE - 1)) | (1 << (ACCIDENT - 1)) | (1 << (CHANGELING - 1))
+    | (1 << (HEAT_SKIN - 1)) | (1 << (NEOPRENE - 1)) | (1 << (INSTINCT - 1))
+)  # fmt: skip
+"""Cards worth taking with Osztódás."""
+
+
+@jit
+def set_params(wk, params) -> None:
+    for i in range(8):
+        wk.hp[i] = params[i]
+
+
+@jit
+def set_defaults(wk) -> None:
+    for i in range(8):
+        wk.hp[i] = DEFAULTS[i]
+
+
+@jit
+def prospects(tb, st, wk) -> None:
+    """``wk.pros[t]``: how safe terrain ``t`` is likely to be next round (1 temperate, 0.4 warm
+    or cold, 0 deadly), by the climate die."""
+    c = st.climate
+    if wk.pros_of == c + 1:
+        return
+    wk.pros_of = c + 1
+    for t in range(4):
+        v = 0.0
+        for b in range(tb.cycle_len):
+            p = tb.climate_next[c, b]
+            if p > 0.0:
+                z = tb.zone[b, t]
+                if z == TEMPERATE:
+                    v += p
+                elif z < SCORCHING:
+                    v += 0.4 * p
+        wk.pros[t] = v
+
+
+@jit
+def census(tb, st, wk, seat: int) -> None:
+    """``wk.zc``: ``seat``'s dinos per climate zone; ``wk.allow``: how many may survive there."""
+    for z in range(5):
+        wk.zc[z] = 0
+    for k in range(st.n_dinos[seat]):
+        wk.zc[zone_of(tb, st, st.pieces[seat, k])] += 1
+    wk.allow[TEMPERATE] = 1 << 20
+    wk.allow[WARM] = allowance(st, seat, WARM)
+    wk.allow[COLD] = allowance(st, seat, COLD)
+    wk.allow[SCORCHING] = 0
+    wk.allow[FREEZING] = 0
+
+
+@jit
+def safe_in(tb, st, wk, r: int, leaving: int) -> bool:
+    """A dino of the census seat on ``r`` would survive this round, if the dino on ``leaving``
+    (or -1) left its zone."""
+    z = zone_of(tb, st, r)
+    used = wk.zc[z]
+    if leaving >= 0 and zone_of(tb, st, leaving) == z:
+        used -= 1
+    return used < wk.allow[z]
+
+
+@jit
+def doomed(tb, st, wk, r: int) -> bool:
+    """The census seat's dino on ``r`` dies this round where it stands (deadly zone, or more
+    dinos in its cold/warm zone than furs/parasols)."""
+    z = zone_of(tb, st, r)
+    return wk.zc[z] > wk.allow[z]
+
+
+# ---------------------------------------------------------------- movement
+
+
+@jit
+def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
+    """Best safe empty region within ``mp`` steps of ``r`` through empty regions: (score, first
+    step), score -1 when none."""
+    wk.stamp += 1
+    stamp = wk.stamp
+    wk.seen[r] = stamp
+    head, tail = 0, 0
+    for i in range(tb.deg[r]):
+        x = tb.adj[r, i]
+        if st.owner[x] < 0 and wk.seen[x] != stamp:
+            wk.seen[x] = stamp
+            wk.queue[tail] = x
+            wk.first[x] = x
+            wk.depth[x] = 1
+            tail += 1
+    best, step = -1.0, -1
+    fs = wk.hp[1]
+    horizon = mp  # once a safe region is found, look at most this much deeper
+    while head < tail:
+        x = wk.queue[head]
+        head += 1
+        if wk.depth[x] > horizon:
+            break
+        if safe_in(tb, st, wk, x, r):
+            score = 10.0 - wk.depth[x] + fs * wk.pros[tb.terrain[x]]
+            if zone_of(tb, st, x) == TEMPERATE:
+                score += 0.5
+            if score > best:
+                best, step = score, wk.first[x]
+                horizon = min(mp, wk.depth[x] + np.int64(fs + 0.5))
+        if wk.depth[x] < mp:
+            for i in range(tb.deg[x]):
+                y = tb.adj[x, i]
+                if st.owner[y] < 0 and wk.seen[y] != stamp:
+                    wk.seen[y] = stamp
+                    wk.queue[tail] = y
+                    wk.first[y] = wk.first[x]
+                    wk.depth[y] = wk.depth[x] + 1
+                    tail += 1
+    return best, step
+
+
+@jit
+def choose_move(tb, st, wk) -> np.int64:
+    """Save doomed dinos, then attack with positive expected value, then improve positions."""
+    s = st.actor
+    prospects(tb, st, wk)
+    census(tb, st, wk, s)
+    agg, fs = wk.hp[0], wk.hp[1]
+    best, action = 0.0, np.int64(PASS)
+    for k in range(st.n_dinos[s]):
+        r = st.pieces[s, k]
+        if not doomed(tb, st, wk, r):
+            continue
+        score, step = escape(tb, st, wk, r, st.mp)
+        if step >= 0 and score > best:
+            best, action = score, pack(r, step)
+    if action != PASS:
+        return action
+    for k in range(st.n_dinos[s]):  # attacks
+        r = st.pieces[s, k]
+        lost = 0.0 if doomed(tb, st, wk, r) else 1.0
+        for i in range(tb.deg[r]):
+            x = tb.adj[r, i]
+            o = st.owner[x]
+            if o < 0 or o == s:
+                continue
+            odds = attack_odds(tb, st, s, o, 0)
+            if odds == 0:
+                continue
+            p = odds / 6.0
+            stay = 1.0 if safe_in(tb, st, wk, x, r) else 0.0
+            gain = p * (0.5 + agg) - (1.0 - p) * lost + p * (stay - lost)
+            if gain > best:
+                best, action = gain, pack(r, x)
+    if action != PASS or fs <= 0.0:
+        return action
+    for k in range(st.n_dinos[s]):  # positional moves towards next round's climate
+        r = st.pieces[s, k]
+        here = wk.pros[tb.terrain[r]]
+        for i in range(tb.deg[r]):
+            x = tb.adj[r, i]
+            if st.owner[x] >= 0 or not safe_in(tb, st, wk, x, r):
+                continue
+            gain = fs * (wk.pros[tb.terrain[x]] - here) - 0.15
+            if gain > best:
+                best, action = gain, pack(r, x)
+    return action
+
+
+# ---------------------------------------------------------------- reproduction and survival
+
+
+@jit
+def choose_place(tb, st, wk) -> np.int64:
+    """The legal region where a newborn survives this round and, by foresight, next round."""
+    s = st.actor
+    prospects(tb, st, wk)
+    census(tb, st, wk, s)
+    fs = wk.hp[1]
+    best, pick = -1e9, -1
+    for r in range(tb.n_regions):
+        if st.mark[r] != st.stamp:
+            continue
+        z = zone_of(tb, st, r)
+        if z == TEMPERATE:
+            base = 2.0
+        elif safe_in(tb, st, wk, r, -1):
+            base = 1.5
+        else:
+            base = -1.0
+        score = base + fs * wk.pros[tb.terrain[r]]
+        o = st.owner[r]
+        if o >= 0:
+            score = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0 * (score + 0.5)
+        if score > best:
+            best, pick = score, r
+    return np.int64(pick)
+
+
+@jit
+def choose_cull(tb, st, wk) -> np.int64:
+    """Lose the dino with the worst prospects and fewest empty neighbours."""
+    s = st.actor
+    prospects(tb, st, wk)
+    worst, pick = 1e9, -1
+    for k in range(st.n_dinos[s]):
+        r = st.pieces[s, k]
+        if zone_of(tb, st, r) != st.cull_zone:
+            continue
+        free = 0
+        for i in range(tb.deg[r]):
+            if st.owner[tb.adj[r, i]] < 0:
+                free += 1
+        score = wk.pros[tb.terrain[r]] + 0.05 * free
+        if score < worst:
+            worst, pick = score, r
+    return np.int64(pick)
+
+
+# ---------------------------------------------------------------- auction
+
+
+@jit
+def gene_value(tb, st, wk, seat: int, gene: int) -> float:
+    """Expected points one more ``gene`` brings over the expected rounds left."""
+    left = tb.rounds_after[st.meteor]
+    d = st.n_dinos[seat]
+    if gene == EGG:
+        room = 1.0 if d + st.genes[seat, EGG] < tb.max_dinos else 0.25
+        return 0.55 * left * wk.hp[4] * room
+    if gene == LEG:
+        return 0.35 * left * wk.hp[5] * min(1.5, (d + 1.0) / (2.0 * st.genes[seat, LEG]))
+    if gene == FUR or gene == PARASOL:  # noqa: SIM109
+        return 0.35 * left * wk.hp[6] * min(1.2, (d + 1.0) / (3.0 * (st.genes[seat, gene] + 1)))
+    if gene == HORN:
+        return 0.15 * left * wk.hp[7] * (0.5 + wk.hp[0])
+    if gene == TAIL:
+        return 0.1 * left
+    if gene == MUTATION:
+        return 0.6 * max(0.0, left - 1.0)
+    if gene == CARD:
+        return (0.8 + 0.1 * left) * (0.3 + 0.7 * wk.hp[3])
+    return 0.0
+
+
+@jit
+def choose_bid(tb, st, wk) -> np.int64:
+    """The row with the best value minus price, at the lowest legal bid; pass when allowed and
+    nothing is worth its price."""
+    s = st.actor
+    cap = bid_cap(tb, st, s)
+    mut = st.genes[s, MUTATION]
+    best, action = -1e9, np.int64(PASS)
+    for row in range(st.n_rows):
+        lo = min_bid(tb, st, row)
+        if lo > cap:
+            continue
+        value = wk.hp[2] * gene_value(tb, st, wk, s, st.offer[row])
+        surplus = value - max(0, lo - mut)
+        if surplus > best:
+            best, action = surplus, pack(row, lo)
+    if st.n_passed < st.max_pass and best < 0.0:
+        return np.int64(PASS)
+    return action
+
+
+# ---------------------------------------------------------------- event cards
+
+
+@jit
+def safe_count(tb, st, seat: int, climate: int) -> int:
+    """Dinos of ``seat`` that would survive where they stand with the marker on ``climate``."""
+    cold, warm, ok = 0, 0, 0
+    for k in range(st.n_dinos[seat]):
+        z = tb.zone[climate, tb.terrain[st.pieces[seat, k]]]
+        if z == TEMPERATE:
+            ok += 1
+        elif z == COLD:
+            cold += 1
+        elif z == WARM:
+            warm += 1
+    return ok + min(cold, allowance(st, seat, COLD)) + min(warm, allowance(st, seat, WARM))
+
+
+@jit
+def climate_edge(tb, st, seat: int, climate: int) -> float:
+    """Own safe dinos minus the others' mean with the marker on ``climate``."""
+    n = tb.n_players
+    others = 0.0
+    for q in range(n):
+        if q != seat:
+            others += safe_count(tb, st, q, climate)
+    return safe_count(tb, st, seat, climate) - others / (n - 1)
+
+
+@jit
+def rolled_edge(tb, st, seat: int, climate: int) -> float:
+    """Expected :func:`climate_edge` when the die moves the marker from ``climate``."""
+    v = 0.0
+    L = tb.cycle_len
+    for f in range(6):
+        v += climate_edge(tb, st, seat, ((climate + tb.die_step[f]) % L + L) % L) / 6.0
+    return v
+
+
+@jit
+def extra_losses(tb, st, seat: int, zone: int) -> int:
+    """1 when one fur (parasol) fewer costs ``seat`` a dino this round."""
+    a = allowance(st, seat, zone)
+    if a == 0 or a > 100:
+        return 0
+    return 1 if zone_count(tb, st, seat, zone) >= a else 0
+
+
+@jit
+def threat(tb, st, seat: int, against: int) -> int:
+    """How many of ``against``'s dinos could attack ``seat``'s dinos now."""
+    c = 0
+    for k in range(st.n_dinos[seat]):
+        r = st.pieces[seat, k]
+        for i in range(tb.deg[r]):
+            o = st.owner[tb.adj[r, i]]
+            if o == against and attack_odds(tb, st, o, seat, 0) > 0:
+                c += 1
+    return c
+
+
+@jit
+def card_target(tb, st, wk, seat: int, card: int) -> int:
+    """The target the heuristic picks, or -1 when the card is not worth playing now."""
+    n = tb.n_players
+    L = tb.cycle_len
+    c = st.climate
+    if card == SURPRISE or card == GENE_GUARD:  # noqa: SIM109
+        return 0
+    if card == SLEEP:  # at the very end, after its own Váratlan gén, to block the others'
+        if st.window != W_GAME_END or st.hand[seat] & (1 << (SURPRISE - 1)):
+            return -1
+        for q in range(n):
+            if q != seat and st.hand[q] != 0:
+                return 0
+        return -1
+    if card == ACCIDENT or card == CHANGELING:  # noqa: SIM109
+        best, pick = -1, -1
+        for k in range(targets(tb, st, seat, card, -1)):
+            r = targets(tb, st, seat, card, k)
+            q = st.owner[r]
+            if st.points[q] > best:
+                best, pick = st.points[q], r
+        return pick
+    if card == WEATHER_GENE:
+        base = rolled_edge(tb, st, seat, c)
+        best, face = -1e9, 0
+        for f in range(6):
+            v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
+            if v > best:
+                best, face = v, f + 1
+        return face if best - base >= 1.0 else -1
+    if card == CATASTROPHE:
+        to = ((c + tb.catastrophe_steps) % L + L) % L
+        return 0 if climate_edge(tb, st, seat, to) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
+    if card == WEATHER_SWAP:
+        tw = tb.twin[c]
+        if tw < 0:
+            return -1
+        return 0 if rolled_edge(tb, st, seat, tw) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
+    if card == FLOOD:
+        mine, others = 0.0, 0.0
+        for r in range(tb.n_regions):
+            q = st.owner[r]
+            if q >= 0 and tb.coast[r]:
+                p = max(0, min(6, tb.flood_dies_up_to - st.genes[q, PARASOL])) / 6.0
+                if q == seat:
+                    mine += p
+                else:
+                    others += p
+        return 0 if others / (n - 1) - mine >= 0.5 else -1
+    if card == ME_FIRST:
+        if st.window != W_MOVEMENT or st.order[0] == seat:
+            return -1
+        census(tb, st, wk, seat)
+        need = 0
+        for k in range(st.n_dinos[seat]):
+            if doomed(tb, st, wk, st.pieces[seat, k]):
+                need += 1
+        return 0 if need >= 2 else -1
+    if card == OVERFLIER:
+        if st.window != W_PAYMENT or st.bid_row[seat] < 0:
+            return -1
+        return 0 if st.bid_val[seat] > st.genes[seat, MUTATION] else -1
+    if card == FROST or card == RAYS:  # noqa: SIM109
+        zone = COLD if card == FROST else WARM
+        others = 0
+        for q in range(n):
+            if q != seat:
+                others += extra_losses(tb, st, q, zone)
+        return 0 if others >= 1 and extra_losses(tb, st, seat, zone) == 0 else -1
+    if card == MISSING_LINK:
+        for q in range(n):
+            if q != seat and st.points[q] >= st.points[seat]:
+                return -1
+        return 0
+    if card == HEAT_SKIN or card == NEOPRENE:  # noqa: SIM109
+        zone = WARM if card == HEAT_SKIN else COLD
+        bit = E_HEAT_SKIN if card == HEAT_SKIN else E_NEOPRENE
+        if st.eff[seat] & bit:
+            return -1
+        return 0 if zone_count(tb, st, seat, zone) > allowance(st, seat, zone) else -1
+    if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
+        free = 0
+        for k in range(st.n_dinos[seat]):
+            r = st.pieces[seat, k]
+            for i in range(tb.deg[r]):
+                if st.owner[tb.adj[r, i]] < 0:
+                    free += 1
+        return 0 if free < st.genes[seat, EGG] else -1
+    if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
+        danger = 0
+        for q in range(n):
+            if q != seat:
+                danger += threat(tb, st, seat, q)
+        return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
+    if card == TRUCE:
+        best, pick = 0, -1
+        for q in range(n):
+            if q != seat:
+                t = threat(tb, st, seat, q)
+                if t > best:
+                    best, pick = t, q
+        return pick
+    if card == GIANT:
+        for k in range(st.n_dinos[seat]):
+            r = st.pieces[seat, k]
+            for i in range(tb.deg[r]):
+                o = st.owner[tb.adj[r, i]]
+                fair = o >= 0 and o != seat and not st.peace and st.truce[seat] != o
+                if fair and st.genes[seat, HORN] + tb.giant_horns - st.genes[o, HORN] >= 1:
+                    return 0
+        return -1
+    if card == INSTINCT:
+        return 0 if st.n_dinos[seat] > st.genes[seat, LEG] + 1 else -1
+    if card == NO_BIRTHS:
+        most = 0
+        for q in range(n):
+            if q != seat:
+                most = max(most, min(st.genes[q, EGG], tb.max_dinos - st.n_dinos[q]))
+        return 0 if most > min(st.genes[seat, EGG], tb.max_dinos - st.n_dinos[seat]) else -1
+    if card == SURVIVAL_GENE:
+        lost = 0
+        for q in range(n):
+            if q != seat:
+                lost += st.died_climate[q]
+        return 0 if lost >= 2 else -1
+    return -1
+
+
+@jit
+def choose_card(tb, st, wk) -> np.int64:
+    """The first card it finds useful in this window (with probability ``cards``), else pass."""
+    s = st.actor
+    if wk.hp[3] <= 0.0 or (wk.hp[3] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[3]):
+        return np.int64(PASS)
+    if st.react >= 0:
+        if VALUABLE & (1 << st.react):
+            return pack(16, st.react + 1)
+        return np.int64(PASS)
+    m = st.options & USEFUL[st.window]
+    for c in range(26):
+        if m & (np.int64(1) << c):
+            t = card_target(tb, st, wk, s, c + 1)
+            if t >= 0:
+                return pack(c + 1, t)
+    return np.int64(PASS)
+
+
+@jit
+def heuristic(tb, st, wk) -> np.int64:
+    """The heuristic's action for the pending decision (parameters in ``wk.hp``)."""
+    kind = st.kind
+    if kind == MOVE:
+        return choose_move(tb, st, wk)
+    if kind == PLACE:
+        return choose_place(tb, st, wk)
+    if kind == CULL:
+        return choose_cull(tb, st, wk)
+    if kind == BID:
+        return choose_bid(tb, st, wk)
+    if kind == CARD_PLAY:
+        return choose_card(tb, st, wk)
+    return np.int64(PASS)
