@@ -31,15 +31,19 @@ def bars_with_ci(
     reference: float | None = None,
     percent: bool = True,
 ) -> bytes:
-    """Vertical bars of ``mean`` with ``lo``..``hi`` error bars and an optional reference line."""
+    """Each ``mean`` as a point with its ``lo``..``hi`` interval, and an optional reference line.
+
+    Points rather than bars: the axis is zoomed to the estimates, which bars from zero would hide.
+    """
     scale = 100 if percent else 1
     mean = df["mean"].to_numpy() * scale
     err = [mean - df["lo"].to_numpy() * scale, df["hi"].to_numpy() * scale - mean]
     fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(labels) + 2), 3.4))
-    ax.bar(labels, mean, yerr=err, color=COLOR, capsize=4, ecolor="black")
+    ax.errorbar(labels, mean, yerr=err, fmt="o", color=COLOR, ecolor="black", capsize=5, ms=7)
     if reference is not None:
         ax.axhline(reference * scale, color=ACCENT, linestyle="--", label="fair share")
-        ax.legend(loc="lower right")
+        ax.legend(loc="best")
+    ax.margins(x=0.15, y=0.2)
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
@@ -81,7 +85,7 @@ def ranked_cards(df: pl.DataFrame) -> bytes:
 
 def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> bytes:
     """One horizontal bar split into shares (they should sum to 1)."""
-    fig, ax = plt.subplots(figsize=(6.5, 1.8))
+    fig, ax = plt.subplots(figsize=(6.5, 2.4))
     left = 0.0
     colors = [COLOR, ACCENT, "#e0a458", "#8e9aaf"]
     for i, (label, share) in enumerate(zip(labels, shares, strict=True)):
@@ -91,8 +95,12 @@ def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> byt
     ax.set_yticks([])
     ax.set_xlabel("% of rounds")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.55), ncol=2)
-    return _png(fig)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=2, frameon=False)
+    fig.subplots_adjust(bottom=0.5)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
 
 
 def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) -> bytes:
