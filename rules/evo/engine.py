@@ -550,6 +550,8 @@ def advance(tb, st) -> int:
                 st.bid_row[s] = -1
                 st.bid_val[s] = 0
                 st.passed[s] = 0
+                st.bought[s] = -1
+                st.paid[s] = 0
             st.auction_next = 0
             st.pending = -1
             st.step = ST_AUCTION_ASK

@@ -54,7 +54,7 @@ class EvoParameters(Parameters):
         (6, 12, 8, 8, 8, 8, 6, 6),
         "gene tiles in the bag: tail, leg, horn, egg, fur, parasol, mutation, card",
         lo=0,
-        hi=MAX_BAG,
+        hi=40,
     )
     portrait: tuple[int, ...] = param(
         (1, 1, 0, 1, 1, 1, 0),

@@ -9,8 +9,9 @@ from simulate.games.base import Game
 def all_games() -> list[Game]:
     """Every registered game, in a stable order."""
     from simulate.games.dino_kontra_dino import GAME as DKD
+    from simulate.games.evo import GAME as EVO
 
-    return [DKD]
+    return [DKD, EVO]
 
 
 def get_game(name: str) -> Game:

@@ -180,8 +180,14 @@ class Evo(Game):
         return np.array([combats, n * rounds, cards, trace], dtype=np.int64)
 
     def run_kernel(
-        self, setup: Setup, seed: int, rotate: bool, start: int, stop: int,
-        trace: bool = False, turns: bool = True,
+        self,
+        setup: Setup,
+        seed: int,
+        rotate: bool,
+        start: int,
+        stop: int,
+        trace: bool = False,
+        turns: bool = True,
     ) -> tuple[Logs, np.ndarray]:
         """Play games ``start .. stop-1`` into fresh column buffers; return them and the row
         counts (turns, rounds, combats, bids, cards, trace)."""
@@ -193,12 +199,28 @@ class Evo(Game):
         nxt = start
         with np.errstate(over="ignore"):
             while True:
-                nxt = play_chunk(tb, lu, states, work, np.uint64(seed), rotate, start, nxt, stop,
-                                 logs, counts, worst)
+                nxt = play_chunk(
+                    tb,
+                    lu,
+                    states,
+                    work,
+                    np.uint64(seed),
+                    rotate,
+                    start,
+                    nxt,
+                    stop,
+                    logs,
+                    counts,
+                    worst,
+                )
                 if nxt >= stop:
                     break
-                for name, slot, k in (("c", C_COMBATS, 0), ("b", C_BIDS, 1), ("k", C_CARDS, 2),
-                                      ("e", C_TRACE, 3)):
+                for name, slot, k in (
+                    ("c", C_COMBATS, 0),
+                    ("b", C_BIDS, 1),
+                    ("k", C_CARDS, 2),
+                    ("e", C_TRACE, 3),
+                ):
                     size = getattr(logs, f"{name}_data").shape[0]
                     if counts[slot] + worst[k] > size and (size > 64 or name == "e"):
                         logs = grow(logs, counts, name)
@@ -218,51 +240,101 @@ class Evo(Game):
         code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
         score = logs.p_points.astype(np.int16) + logs.p_bonus
         games = pa.table(
-            [game_id, np.full(stop - start, n, np.int8), logs.g_rounds, logs.g_winner,
-             logs.g_n_winners, logs.g_impact, logs.g_meteor, logs.g_rotation],
+            [
+                game_id,
+                np.full(stop - start, n, np.int8),
+                logs.g_rounds,
+                logs.g_winner,
+                logs.g_n_winners,
+                logs.g_impact,
+                logs.g_meteor,
+                logs.g_rotation,
+            ],
             schema=GAMES.arrow(),
         )
         pg = logs.p_genes
         players = pa.table(
-            [np.repeat(game_id, n), np.tile(np.arange(n, dtype=np.int8), stop - start),
-             _dict(code[logs.p_lineup], tuple(labels)), logs.p_points, logs.p_bonus, score,
-             logs.p_dinos, logs.p_winner, *(np.ascontiguousarray(pg[:, i]) for i in range(8)),
-             logs.p_cards_played, logs.p_cards_held, logs.p_start],
+            [
+                np.repeat(game_id, n),
+                np.tile(np.arange(n, dtype=np.int8), stop - start),
+                _dict(code[logs.p_lineup], tuple(labels)),
+                logs.p_points,
+                logs.p_bonus,
+                score,
+                logs.p_dinos,
+                logs.p_winner,
+                *(np.ascontiguousarray(pg[:, i]) for i in range(8)),
+                logs.p_cards_played,
+                logs.p_cards_held,
+                logs.p_start,
+            ],
             schema=PLAYERS.arrow(),
         )
         t = int(counts[C_TURNS])
         tg = logs.t_genes[:t]
         turns = pa.table(
-            [logs.t_game[:t], logs.t_round[:t], logs.t_seat[:t], logs.t_initiative[:t],
-             _dict(logs.t_tie[:t], TIE_NAMES), logs.t_order[:t], logs.t_dinos[:t],
-             logs.t_points[:t], *(np.ascontiguousarray(tg[:, i]) for i in range(7)),
-             logs.t_born[:t], logs.t_died_climate[:t], logs.t_died_combat[:t],
-             logs.t_died_card[:t], logs.t_scored[:t], logs.t_paid[:t], logs.t_penalty[:t],
-             logs.t_cards[:t]],
+            [
+                logs.t_game[:t],
+                logs.t_round[:t],
+                logs.t_seat[:t],
+                logs.t_initiative[:t],
+                _dict(logs.t_tie[:t], TIE_NAMES),
+                logs.t_order[:t],
+                logs.t_dinos[:t],
+                logs.t_points[:t],
+                *(np.ascontiguousarray(tg[:, i]) for i in range(7)),
+                logs.t_born[:t],
+                logs.t_died_climate[:t],
+                logs.t_died_combat[:t],
+                logs.t_died_card[:t],
+                logs.t_scored[:t],
+                logs.t_paid[:t],
+                logs.t_penalty[:t],
+                logs.t_cards[:t],
+            ],
             schema=TURNS.arrow(),
         )
         r = int(counts[C_ROUNDS])
         rounds = pa.table(
-            [logs.r_game[:r], logs.r_round[:r], logs.r_first[:r], logs.r_climate_roll[:r],
-             logs.r_climate_card[:r], _dict(logs.r_temperate[:r], TERRAINS),
-             logs.r_climate_pos[:r], logs.r_meteor[:r], logs.r_meteor_roll[:r],
-             logs.r_impact[:r]],
+            [
+                logs.r_game[:r],
+                logs.r_round[:r],
+                logs.r_first[:r],
+                logs.r_climate_roll[:r],
+                logs.r_climate_card[:r],
+                _dict(logs.r_temperate[:r], TERRAINS),
+                logs.r_climate_pos[:r],
+                logs.r_meteor[:r],
+                logs.r_meteor_roll[:r],
+                logs.r_impact[:r],
+            ],
             schema=ROUNDS.arrow(),
         )
         c = int(counts[C_COMBATS])
         cd = logs.c_data[:c].astype(np.int64)
         combats = pa.table(
-            [logs.c_game[:c], logs.c_round[:c], cd[:, 7].astype(np.int8),
-             *(cd[:, i].astype(np.int8) for i in range(5)), cd[:, 5].astype(bool),
-             (cd[:, 6] + 1).astype(np.int16)],
+            [
+                logs.c_game[:c],
+                logs.c_round[:c],
+                cd[:, 7].astype(np.int8),
+                *(cd[:, i].astype(np.int8) for i in range(5)),
+                cd[:, 5].astype(bool),
+                (cd[:, 6] + 1).astype(np.int16),
+            ],
             schema=COMBATS.arrow(),
         )
         b = int(counts[C_BIDS])
         bd = logs.b_data[:b].astype(np.int64)
         bids = pa.table(
-            [logs.b_game[:b], logs.b_round[:b], bd[:, 0].astype(np.int8),
-             _dict(bd[:, 1].astype(np.int8), GENES), bd[:, 2].astype(np.int16),
-             bd[:, 3].astype(np.int16), bd[:, 4].astype(np.int8)],
+            [
+                logs.b_game[:b],
+                logs.b_round[:b],
+                bd[:, 0].astype(np.int8),
+                _dict(bd[:, 1].astype(np.int8), GENES),
+                bd[:, 2].astype(np.int16),
+                bd[:, 3].astype(np.int16),
+                bd[:, 4].astype(np.int8),
+            ],
             schema=BIDS.arrow(),
         )
         k = int(counts[C_CARDS])
@@ -271,14 +343,28 @@ class Evo(Game):
         window = kd[:, 2]
         target = kd[:, 3] + np.isin(card, (2, 13)).astype(np.int64)  # regions from 1
         cards = pa.table(
-            [logs.k_game[:k], logs.k_round[:k], kd[:, 0].astype(np.int8), card.astype(np.int8),
-             _dict((card - 1).astype(np.int8), tuple(c.hungarian for c in CARDS)),
-             np.array(WINDOW_PHASE, np.int8)[window], _dict(window.astype(np.int8), WINDOW_NAMES),
-             target.astype(np.int16), kd[:, 4].astype(bool)],
+            [
+                logs.k_game[:k],
+                logs.k_round[:k],
+                kd[:, 0].astype(np.int8),
+                card.astype(np.int8),
+                _dict((card - 1).astype(np.int8), tuple(c.hungarian for c in CARDS)),
+                np.array(WINDOW_PHASE, np.int8)[window],
+                _dict(window.astype(np.int8), WINDOW_NAMES),
+                target.astype(np.int16),
+                kd[:, 4].astype(bool),
+            ],
             schema=CARD_LOG.arrow(),
         )
-        return {"games": games, "players": players, "turns": turns, "rounds": rounds,
-                "combats": combats, "bids": bids, "cards": cards}
+        return {
+            "games": games,
+            "players": players,
+            "turns": turns,
+            "rounds": rounds,
+            "combats": combats,
+            "bids": bids,
+            "cards": cards,
+        }
 
     def warmup(self, setup: Setup) -> None:
         if not jit_disabled():
@@ -293,15 +379,17 @@ class Evo(Game):
         return time.perf_counter() - t0
 
     def data_files(self, setup: Setup) -> dict[str, bytes]:
-        cards = pa.table({
-            "card": pa.array([c.number for c in CARDS], I8),
-            "hungarian": [c.hungarian for c in CARDS],
-            "german": [c.german for c in CARDS],
-            "english": [c.english for c in CARDS],
-            "timing": [c.timing for c in CARDS],
-            "effect": [c.effect for c in CARDS],
-            "in_deck": [c.number in setup.params.event_cards for c in CARDS],
-        })
+        cards = pa.table(
+            {
+                "card": pa.array([c.number for c in CARDS], I8),
+                "hungarian": [c.hungarian for c in CARDS],
+                "german": [c.german for c in CARDS],
+                "english": [c.english for c in CARDS],
+                "timing": [c.timing for c in CARDS],
+                "effect": [c.effect for c in CARDS],
+                "in_deck": [c.number in setup.params.event_cards for c in CARDS],
+            }
+        )
         buf = io.BytesIO()
         pq.write_table(cards, buf, compression="zstd")
         return {"map.csv": map_csv(setup.data.map).encode(), "event_cards.parquet": buf.getvalue()}

@@ -91,8 +91,12 @@ class Logs(NamedTuple):
 
 
 def allocate(
-    n_games: int, n_players: int, max_rounds: int, per_game: tuple[int, int, int],
-    trace: bool = False, turns: bool = True,
+    n_games: int,
+    n_players: int,
+    max_rounds: int,
+    per_game: tuple[int, int, int],
+    trace: bool = False,
+    turns: bool = True,
 ) -> Logs:
     """Empty buffers for ``n_games`` games; ``per_game`` sizes combats, bids and cards rows."""
     g, p = n_games, n_games * n_players
@@ -240,8 +244,18 @@ def room(logs, counts, worst) -> int:
 
 @jit
 def play_chunk(
-    tables, lineups, states, work, seed, rotate: bool, start: int, first: int, stop: int,
-    logs, counts, worst,
+    tables,
+    lineups,
+    states,
+    work,
+    seed,
+    rotate: bool,
+    start: int,
+    first: int,
+    stop: int,
+    logs,
+    counts,
+    worst,
 ) -> int:
     """Play games ``first .. stop-1`` of the chunk that starts at ``start``; return the index of
     the first game not played (``stop`` when done; earlier when a buffer needs to grow).

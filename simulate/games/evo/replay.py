@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.evo.cards import CARDS, WINDOW_NAMES
+from rules.evo.cards import CARDS, W_CLIMATE, W_SURVIVAL_END, WINDOW_NAMES
 from rules.evo.constants import GENES, TERRAINS, ZONES
 from rules.evo.state import EV_CARD, EV_COMBAT, EV_DEATH, EV_MOVE, EV_PASS, EV_PLACE
 from simulate.games.base import Setup
 from simulate.games.evo.kernel import C_BIDS, C_ROUNDS, C_TRACE, C_TURNS, Logs
 
 CAUSES = ("the climate", "combat", "an event card")
+
+
+def _zone(delta: int) -> int:
+    if delta == 0:
+        return 0
+    if abs(delta) == 1:
+        return 1 if delta < 0 else 2
+    return 3 if delta < 0 else 4
 
 
 def _card_text(number: int, target: int, regions) -> str:
@@ -43,8 +51,8 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
         f"{setup.game.title}, game {game_id} of seed {seed}: {n} players",
         setup.game.describe_data(setup),
         "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(seats)),
-        "start stars: " + ", ".join(f"seat {s} {region(int(logs.p_start[s]) - 1)}"
-                                    for s in range(n)),
+        "start stars: "
+        + ", ".join(f"seat {s} {region(int(logs.p_start[s]) - 1)}" for s in range(n)),
         f"everyone starts with {p.start_points} points and the portrait genes; the climate "
         f"marker is on {TERRAINS[cycle[p.climate_start]]}, the meteor on space "
         f"{p.meteor_start_for(n)} of {p.meteor_last_space}",
@@ -72,13 +80,38 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
         why = f"die {roll}" if roll else f"card {CARDS[card - 1].hungarian}"
         if roll and card > 0:
             why += f" after {CARDS[card - 1].hungarian}"
-        out.append(f"  climate ({why}): {temperate} temperate")
+        climate = [f"  climate ({why}): {temperate} temperate"]
+        score = ", ".join(
+            f"seat {s} {int(logs.t_dinos[rows[s]])} dinos +{int(logs.t_scored[rows[s]])}"
+            f" = {int(logs.t_points[rows[s]])}"
+            for s in range(n)
+        )
+        meteor = f"  meteor to space {int(logs.r_meteor[i])}"
+        if int(logs.r_meteor_roll[i]):
+            meteor += f", die {int(logs.r_meteor_roll[i])}"
+        if bool(logs.r_impact[i]):
+            meteor += ": IMPACT, the game ends"
+        pending = [f"  scoring (points after phase 5): {score}", meteor]
+
+        def flush(upto: int, pending: list[str] = pending, climate: list[str] = climate) -> None:
+            out.extend(climate)
+            climate.clear()
+            while len(pending) > 2 - upto:
+                out.append(pending.pop(0))
+
         for _rnd, e in (ev for ev in events if ev[0] == rnd):
             kind = int(e[0])
+            early = (kind == EV_CARD and int(e[3]) <= W_CLIMATE) or (
+                kind == EV_DEATH and int(e[3]) == 2 and climate
+            )
+            if not early:
+                flush(0)
             if kind == EV_CARD:
-                window = WINDOW_NAMES[int(e[3])]
+                window = int(e[3])
+                if window >= W_SURVIVAL_END:
+                    flush(1 if window == W_SURVIVAL_END else 2)
                 text = _card_text(int(e[2]), int(e[4]), region)
-                out.append(f"  [{window}] seat {int(e[1])} plays {text}")
+                out.append(f"  [{WINDOW_NAMES[window]}] seat {int(e[1])} plays {text}")
             elif kind == EV_MOVE:
                 out.append(f"  seat {int(e[1])} moves {region(int(e[2]))} -> {region(int(e[3]))}")
             elif kind == EV_COMBAT:
@@ -94,32 +127,25 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
                 r = int(e[2])
                 zone = ""
                 if int(e[3]) == 0:
-                    field = int(logs.r_climate_pos[i])
-                    d = int(evo_map.terrain[r]) - cycle[field]
-                    zone = " " + ZONES[0 if d == 0 else (1 if d == -1 else 2 if d == 1 else
-                                                         3 if d < 0 else 4)]
-                out.append(f"  seat {int(e[1])} loses the dino on {region(r)}{zone} to "
-                           f"{CAUSES[int(e[3])]}")
+                    d = int(evo_map.terrain[r]) - cycle[int(logs.r_climate_pos[i])]
+                    zone = " " + ZONES[_zone(d)]
+                out.append(
+                    f"  seat {int(e[1])} loses the dino on {region(r)}{zone} to {CAUSES[int(e[3])]}"
+                )
             elif kind == EV_PASS:
+                flush(2)
                 out.append(f"  seat {int(e[1])} passes in the auction")
-        score = ", ".join(
-            f"seat {s} {int(logs.t_dinos[rows[s]])} dinos +{int(logs.t_scored[rows[s]])}"
-            f" = {int(logs.t_points[rows[s]])}" for s in range(n)
-        )
-        out.append(f"  scoring: {score}")
-        meteor = f"  meteor to space {int(logs.r_meteor[i])}"
-        if int(logs.r_meteor_roll[i]):
-            meteor += f", die {int(logs.r_meteor_roll[i])}"
-        if bool(logs.r_impact[i]):
-            meteor += ": IMPACT, the game ends"
-        out.append(meteor)
+        flush(2)
         for b in bids.get(rnd, []):
-            out.append(f"  seat {int(b[0])} buys {GENES[int(b[1])]} for {int(b[2])} "
-                       f"(pays {int(b[3])} with {int(b[4])} mutations)")
+            out.append(
+                f"  seat {int(b[0])} buys {GENES[int(b[1])]} for {int(b[2])} "
+                f"(pays {int(b[3])} with {int(b[4])} mutations)"
+            )
     out.append("")
     final = ", ".join(
         f"seat {s} {int(logs.p_points[s]) + int(logs.p_bonus[s])} points "
-        f"({int(logs.p_dinos[s])} dinos)" for s in range(n)
+        f"({int(logs.p_dinos[s])} dinos)"
+        for s in range(n)
     )
     out.append(f"final: {final}")
     winners = [s for s in range(n) if logs.p_winner[s]]
