@@ -122,6 +122,19 @@ def simulate(
     workers: Annotated[
         int | None, typer.Option(help="Worker processes (default: every core).")
     ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where chunks run: local processes, or dask (needs the dinolab[dask] extra)."
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Dask scheduler address, e.g. tcp://host:8786 (or $DINOLAB_DASK_SCHEDULER); "
+            "without one, --backend dask starts a local cluster."
+        ),
+    ] = None,
     chunk_size: Annotated[
         int | None, typer.Option(help="Games per chunk (one Parquet part per table).")
     ] = None,
@@ -151,13 +164,15 @@ def simulate(
       dinolab simulate dkd -n 200000 -p 3 -s greedy,random,cautious --rotate --out runs/x
 
       dinolab simulate dkd -n 100000 --set hand_size=4 --rules variant.toml --out runs/v
+
+      dinolab simulate dkd -n 100000000 --backend dask --scheduler tcp://head:8786 --out /shared/x
     """
     from simulate.config import RunConfig, build_config
     from simulate.executors import make_executor
     from simulate.games import get_game
     from simulate.manifest import read_manifest, run_config
     from simulate.progress import progress_bar, want_progress
-    from simulate.runner import run
+    from simulate.runner import check_out_dir, run
 
     g = get_game(game)
     previous: RunConfig | None = None
@@ -191,7 +206,8 @@ def simulate(
     )
     if out is None:
         out = Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}"
-    executor = make_executor(workers)
+    check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
+    executor = make_executor(workers, backend, scheduler)
     show = want_progress(progress)
     label = f"{g.name} {n_players}p"
     with progress_bar(label, show) as update:
@@ -239,6 +255,22 @@ def report(
 
 
 @app.command()
+def verify(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+) -> None:
+    """Check a run: manifest, every chunk's files, checksums, row counts, schemas, game ids.
+
+    Exit code 0 when everything holds, 1 when a problem was found (each is listed).
+    """
+    from simulate.verify import verify_run
+
+    report = verify_run(run_dir)
+    _echo(report.text())
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
 def bench(
     game: Annotated[str, typer.Argument(help="Game name or alias.")] = "dkd",
     games: Annotated[
@@ -259,6 +291,13 @@ def bench(
         _echo(f"appended to {record}")
 
 
+def fail(message: str) -> None:
+    """Print ``error: message`` on one line (line breaks in user input are escaped); exit 2."""
+    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
+    typer.echo(f"error: {one_line}", err=True)
+    sys.exit(2)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors with exit code 2, never a traceback for bad input."""
     try:
@@ -266,22 +305,20 @@ def main(argv: list[str] | None = None) -> None:
     except USAGE_ERRORS as exc:
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else "dinolab"
-        message = " ".join(exc.format_message().split())
-        typer.echo(f"error: {message} (see {where} --help)", err=True)
-        sys.exit(2)
+        fail(f"{' '.join(exc.format_message().split())} (see {where} --help)")
     except DinolabError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        fail(str(exc))
+    except BrokenPipeError:  # output piped into head and the like
+        sys.exit(0)
+    except OSError as exc:  # files and folders the user pointed at
+        fail(f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""))
     except CLICK_ERRORS as exc:
-        typer.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
-        sys.exit(2)
+        fail(" ".join(exc.format_message().split()))
     except ABORTS:
         typer.echo("interrupted; finish the run with the same command and --resume", err=True)
         sys.exit(130)
     except EXITS as exc:
         sys.exit(getattr(exc, "exit_code", 0))
-    except BrokenPipeError:
-        sys.exit(0)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -7,16 +7,18 @@
   that had not finished again. Chunks are deterministic, so a retried chunk writes the same rows.
 
 Every executor receives the validated :class:`~simulate.games.base.Setup` once per worker
-and then only chunk coordinates. Kernels are compiled exactly once: the first worker compiles
-(or loads) them into the on-disk cache before any other worker starts, since concurrent
-first-time cache writes break numba's cache. The parent process never compiles, which keeps
-its memory small.
+and then only chunk coordinates. Kernels are compiled once per machine: workers warm up under
+a file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and the others
+load it (concurrent first-time cache writes break numba's cache). The parent process never
+compiles, which keeps its memory small.
 """
 
 from __future__ import annotations
 
 import abc
+import contextlib
 import dataclasses
+import fcntl
 import multiprocessing as mp
 import os
 import time
@@ -26,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from rules.core.errors import DinolabError
+from rules.core.jit import cache_dir
 from simulate.games.base import Setup
 from simulate.parquet import write_part
 
@@ -66,18 +69,35 @@ class ChunkWriteError(DinolabError):
 
 
 _SETUP: Setup | None = None
+_SETUP_KEY: str | None = None
 
 
-def init_worker(setup: Setup) -> None:
-    """Per-worker start: keep the setup and load the compiled kernels from the cache."""
-    global _SETUP
-    _SETUP = setup
-    setup.game.warmup(setup)
+@contextlib.contextmanager
+def compile_lock() -> Iterator[None]:
+    """One process per machine compiles at a time: numba's cache breaks under concurrent
+    first-time writes. Others wait, then load what the first one wrote."""
+    path = cache_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / ".compile.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def worker_ready() -> bool:
-    """A no-op task: returns once a worker has run :func:`init_worker`."""
-    return _SETUP is not None
+def init_worker(setup: Setup, key: str = "") -> None:
+    """Per-worker start: keep the setup and compile (or load) its kernels once."""
+    global _SETUP, _SETUP_KEY
+    with compile_lock():
+        setup.game.warmup(setup)
+    _SETUP, _SETUP_KEY = setup, key
+
+
+def ensure_worker(setup: Setup, key: str) -> None:
+    """Initialise this worker for ``setup`` unless it already is (long-lived cluster workers)."""
+    if key != _SETUP_KEY or _SETUP is None:
+        init_worker(setup, key)
 
 
 def run_chunk(job: ChunkJob) -> ChunkResult:
@@ -148,10 +168,6 @@ class ProcessExecutor(Executor):
             running: dict[Future, ChunkJob] = {}
             broken = False
             try:
-                try:  # one worker compiles first; the others then load the cache
-                    pool.submit(worker_ready).result()
-                except BrokenProcessPool:
-                    broken = True
                 while (queue or retry or running) and not broken:
                     while len(running) < window and (retry or queue):
                         job = retry.pop() if retry else queue.pop()
@@ -179,9 +195,19 @@ class ProcessExecutor(Executor):
                 pool.shutdown(wait=True, cancel_futures=True)
 
 
-def make_executor(workers: int | None) -> Executor:
-    """The local executor for ``--workers`` (default: every core)."""
+def make_executor(
+    workers: int | None, backend: str = "local", scheduler: str | None = None
+) -> Executor:
+    """The executor for ``--backend`` and ``--workers`` (default: every core)."""
+    if workers is not None and workers < 1:
+        raise DinolabError(f"--workers must be at least 1, got {workers}")
+    if backend == "dask":
+        from simulate.dask_backend import DaskExecutor
+
+        return DaskExecutor(scheduler, workers)
+    if backend != "local":
+        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    if scheduler:
+        raise DinolabError("--scheduler needs --backend dask")
     n = (os.cpu_count() or 1) if workers is None else workers
-    if n < 1:
-        raise DinolabError(f"--workers must be at least 1, got {n}")
     return InlineExecutor() if n == 1 else ProcessExecutor(n)

@@ -103,14 +103,19 @@ def run(
         manifest = read_manifest(out)
         remove_temporaries(out)
     else:
-        out.mkdir(parents=True, exist_ok=True)
         files = setup.game.data_files(setup)
-        digests = {}
-        for name, data in files.items():
-            write_atomic(out / name, data)
-            digests[name] = hashlib.sha256(data).hexdigest()
+        digests = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
         manifest = new_manifest(config, setup, digests)
-        write_manifest(out, manifest)
+        created = not out.exists()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for name, data in files.items():
+                write_atomic(out / name, data)
+            write_manifest(out, manifest)
+        except OSError as exc:
+            if created:  # leave nothing half-made behind
+                shutil.rmtree(out, ignore_errors=True)
+            raise DinolabError(f"cannot write the run directory {out}: {exc.strerror}") from None
     done = manifest["chunks"]
     jobs = [
         ChunkJob(str(out), config.seed, config.rotate, i, start, stop)

@@ -19,21 +19,30 @@ class CliResult:
         self.code, self.out, self.err = code, out, err
 
 
-@pytest.fixture
-def cli(capsys):
-    """Run ``dinolab`` in this process; returns exit code, stdout and stderr."""
+def run_cli(*args: str) -> CliResult:
+    """Run ``dinolab`` in this process, capturing its output."""
+    import contextlib
+    import io
 
-    def run(*args: str) -> CliResult:
-        capsys.readouterr()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             main([str(a) for a in args])
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
-        captured = capsys.readouterr()
-        return CliResult(code, captured.out, captured.err)
+    return CliResult(code, out.getvalue(), err.getvalue())
 
-    return run
+
+@pytest.fixture
+def cli():
+    """Run ``dinolab`` in this process; returns exit code, stdout and stderr."""
+    return run_cli
+
+
+@pytest.fixture(scope="module")
+def cli_module():
+    return run_cli
 
 
 @pytest.fixture(scope="session")

@@ -162,3 +162,35 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path):
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 2
     assert p.stderr == "error: dino-kontra-dino plays with 2-6 players, got 9\n"
+
+
+def test_dask_backend_without_the_extra_says_how_to_install(cli, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    r = cli("simulate", "dkd", "-n", "10", "--backend", "dask", "--out", tmp_path / "o")
+    assert r.code == 2 and "pip install 'dinolab[dask]'" in r.err
+    assert not (tmp_path / "o").exists()
+
+
+def test_backend_and_scheduler_are_checked(cli, tmp_path):
+    r = cli("simulate", "dkd", "-n", "10", "--backend", "cloud", "--out", tmp_path / "o")
+    assert r.code == 2 and "unknown backend 'cloud'" in r.err
+    r = cli("simulate", "dkd", "-n", "10", "--scheduler", "tcp://x:1", "--out", tmp_path / "o")
+    assert r.code == 2 and "--scheduler needs --backend dask" in r.err
+
+
+def test_verify_reports_damage_with_exit_1(cli, dkd_run, tmp_path):
+    import shutil
+
+    r = cli("verify", dkd_run)
+    assert r.code == 0 and "run verified" in r.out
+    copy = tmp_path / "copy"
+    shutil.copytree(dkd_run, copy)
+    with open(copy / "turns" / "part-00001.parquet", "ab") as f:
+        f.write(b"x")
+    (copy / "games" / "part-00002.parquet").unlink()
+    r = cli("verify", copy)
+    assert r.code == 1
+    assert "turns/part-00001.parquet does not match its recorded checksum" in r.out
+    assert "games/part-00002.parquet is missing" in r.out

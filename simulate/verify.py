@@ -1,0 +1,140 @@
+"""``dinolab verify RUN``: is every byte of a run where the manifest says it is?
+
+Checks, in order: the manifest reads and has this tool's schema version; every chunk of the
+configuration is listed (for a finished run) and no chunk outside it; every listed chunk's
+part file exists in every table with the recorded SHA-256 and row count; each part's schema
+is the table's declared schema; and game ids cover ``0 .. games-1`` exactly once in the games
+table and stay inside their chunk's range in every other table. Stray temporary files are
+reported. The run is good only when every check holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from simulate.games import get_game
+from simulate.manifest import read_manifest, run_config
+from simulate.parquet import TMP_PREFIX, part_name
+
+
+@dataclasses.dataclass
+class Report:
+    problems: list[str] = dataclasses.field(default_factory=list)
+    checked: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        lines = [f"checked: {c}" for c in self.checked]
+        lines += [f"PROBLEM: {p}" for p in self.problems]
+        lines.append("run verified" if self.ok else f"{len(self.problems)} problem(s) found")
+        return "\n".join(lines)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify_run(run_dir: str | Path, *, max_problems: int = 50) -> Report:
+    """Check a run directory; never raises for a damaged run, only reports."""
+    root = Path(run_dir)
+    report = Report()
+    manifest = read_manifest(root)  # a missing or unreadable manifest is a user error (exit 2)
+    config = run_config(manifest)
+    game = get_game(config.game)
+    declared = {t.name: t.arrow() for t in game.tables}
+    chunks = {str(i): (start, stop) for i, start, stop in config.chunks()}
+    listed = manifest["chunks"]
+
+    def problem(text: str) -> None:
+        if len(report.problems) < max_problems:
+            report.problems.append(text)
+
+    report.checked.append(
+        f"manifest of a {config.game} run, schema version {manifest['schema_version']}"
+    )
+    extra = sorted(set(listed) - set(chunks), key=int)
+    if extra:
+        problem(f"manifest lists chunks outside the configuration: {extra[:10]}")
+    missing = sorted(set(chunks) - set(listed), key=int)
+    if manifest.get("status") == "complete" and missing:
+        problem(f"run marked complete but chunks are missing: {missing[:10]}")
+    elif missing:
+        problem(
+            f"run is unfinished: {len(missing)} of {len(chunks)} chunks to go "
+            "(finish it with dinolab simulate ... --resume)"
+        )
+    if set(manifest["tables"]) != set(declared):
+        problem(
+            f"manifest tables {sorted(manifest['tables'])} differ from the game's "
+            f"{sorted(declared)}"
+        )
+    seen_games = 0
+    for index in sorted(set(listed) & set(chunks), key=int):
+        start, stop = chunks[index]
+        entry = listed[index]
+        if (entry.get("start"), entry.get("stop")) != (start, stop):
+            problem(
+                f"chunk {index} covers {entry.get('start')}..{entry.get('stop')}, "
+                f"the configuration says {start}..{stop}"
+            )
+        for table, schema in declared.items():
+            path = root / table / part_name(int(index))
+            if not path.is_file():
+                problem(f"{table}/{path.name} is missing")
+                continue
+            if _sha256(path) != entry["sha256"].get(table):
+                problem(f"{table}/{path.name} does not match its recorded checksum")
+                continue
+            try:
+                pf = pq.ParquetFile(path)
+                data = pf.read(columns=["game_id"])
+            except Exception as exc:  # a damaged file, whatever pyarrow says about it
+                problem(f"{table}/{path.name} cannot be read: {exc}")
+                continue
+            if pf.metadata.num_rows != entry["rows"].get(table):
+                problem(
+                    f"{table}/{path.name} has {pf.metadata.num_rows} rows, the manifest "
+                    f"says {entry['rows'].get(table)}"
+                )
+            if not pf.schema_arrow.equals(schema):
+                problem(f"{table}/{path.name} has schema {pf.schema_arrow}, expected {schema}")
+            ids = data["game_id"]
+            if len(ids) and (pc.min(ids).as_py() < start or pc.max(ids).as_py() >= stop):
+                problem(f"{table}/{path.name} holds game ids outside {start}..{stop - 1}")
+            if table == "games":
+                unique = pc.count_distinct(ids).as_py()
+                if len(ids) != stop - start or unique != stop - start:
+                    problem(
+                        f"games/{path.name} holds {len(ids)} rows for {unique} distinct "
+                        f"games; expected each of {start}..{stop - 1} once"
+                    )
+                else:
+                    seen_games += stop - start
+    report.checked.append(
+        f"{len(set(listed) & set(chunks))} chunks x {len(declared)} tables: "
+        "files, checksums, row counts, schemas, game-id ranges"
+    )
+    report.checked.append(f"{seen_games:,} of {config.games:,} games present exactly once")
+    strays = [p for p in root.rglob(f"{TMP_PREFIX}*")]
+    if strays:
+        problem(
+            f"{len(strays)} temporary file(s) left by an interrupted run, e.g. "
+            f"{strays[0].relative_to(root)} (dinolab simulate ... --resume removes them)"
+        )
+    for name, digest in manifest["data"]["files"].items():
+        path = root / name
+        if not path.is_file() or _sha256(path) != digest:
+            problem(f"data file {name} is missing or changed")
+    return report
