@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reports import common, plots
+from reports import common, compare, evo, plots
 from reports import dino_kontra_dino as dkd
 from reports.load import Run
 from simulate.parquet import write_atomic
@@ -261,12 +261,204 @@ def dkd_sections(run: Run) -> list[Section]:
     ]
 
 
-GAME_SECTIONS: dict[str, Callable[[Run], list[Section]]] = {"dino-kontra-dino": dkd_sections}
+TAIL_VARIANT = ["initiative_tails=false"]
+
+
+def evo_sections(run: Run) -> list[Section]:
+    curves = evo.gene_price_curves(run)
+    sections = []
+    if not curves.is_empty():
+        summary = evo.gene_summary(curves)
+        over = summary.filter(pl.col("surplus") < 0).sort("surplus")
+        under = summary.filter(pl.col("surplus") > 0).sort("surplus", descending=True)
+        text = (
+            "What each gene was worth at each auction against what buyers paid. Every player "
+            "buys exactly one gene per auction, so worth is only measurable relative to the "
+            "other genes: values and prices are in points relative to the average gene sold "
+            "that round (see reports/evo.py for the model). "
+        )
+        if under.height:
+            g = under.row(0, named=True)
+            text += (
+                f"Most underpriced: {g['gene']} (worth {g['value']:+.1f} points against "
+                f"the average gene, priced {g['price']:+.2f}). "
+            )
+        if over.height:
+            g = over.row(0, named=True)
+            text += (
+                f"Most overpriced: {g['gene']} (worth {g['value']:+.1f}, priced {g['price']:+.2f})."
+            )
+        sections.append(
+            Section(
+                "Gene prices against gene values",
+                text,
+                summary,
+                {
+                    "gene": "str",
+                    "sold": "int",
+                    "paid": "float",
+                    "price": "float",
+                    "value": "float",
+                    "surplus": "float",
+                    "overpriced_rounds": "int",
+                    "underpriced_rounds": "int",
+                },
+                plots.gene_curves(curves, list(evo.GENES)),
+                key="genes",
+            )
+        )
+        detail = curves.filter(pl.col("value").is_not_null()).with_columns(
+            pl.col("round").cast(pl.Int64)
+        )
+        sections.append(
+            Section(
+                "Gene prices and values by round",
+                "Median and quartiles of the price paid; "
+                "value and price relative to the average gene sold that round.",
+                detail,
+                {
+                    "gene": "str",
+                    "round": "int",
+                    "sold": "int",
+                    "paid_median": "float",
+                    "paid_q1": "float",
+                    "paid_q3": "float",
+                    "price": "float",
+                    "value": "float",
+                    "lo": "float",
+                    "hi": "float",
+                    "verdict": "str",
+                },
+                key="gene_rounds",
+            )
+        )
+    init = evo.initiative_win_share(run)
+    ties = evo.initiative_ties(run)
+    first, last = init.row(0, named=True), init.row(-1, named=True)
+    tail_value = curves.filter(pl.col("gene") == "tail") if not curves.is_empty() else curves
+    sections.append(
+        Section(
+            "Initiative: what playing first is worth",
+            f"Final win share by initiative position over every seat-round (0 = first player): "
+            f"first {first['mean']:.2%} [{first['lo']:.2%}, {first['hi']:.2%}], last "
+            f"{last['mean']:.2%} [{last['lo']:.2%}, {last['hi']:.2%}]. A fair share is "
+            f"{1 / run.n_players:.2%}.",
+            init.with_columns(pl.col("initiative").cast(pl.String)),
+            {"initiative": "str", "n": "int", "mean": "pct_ci"},
+            plots.bars_with_ci(
+                [f"{i}" for i in init["initiative"]],
+                init,
+                title="Win share by initiative position",
+                ylabel="win share, %",
+                reference=1 / run.n_players,
+            ),
+            key="initiative",
+        )
+    )
+    sections.append(
+        Section(
+            "Initiative: how places were decided",
+            "Each seat-round by what fixed its place: a tail count nobody else had, dinos on the "
+            "board (tails tied), or the die (tails and dinos tied)."
+            + (
+                f" The tail gene's relative value by round is in the gene table "
+                f"({tail_value.filter(pl.col('value').is_not_null()).height} rounds estimable)."
+                if tail_value.height
+                else ""
+            ),
+            ties,
+            {"decided_by": "str", "seat_rounds": "int", "share": "pct_ci"},
+            key="ties",
+        )
+    )
+    combats = evo.combat_table(run)
+    if combats.height:
+        sections.append(
+            Section(
+                "Combat by horn difference",
+                "Attacks by the attacker's horns minus the defender's (capped at ±2) and how often "
+                "the attacker won; the rulebook's table gives 1/6, 2/6, 4/6 and 5/6.",
+                combats.with_columns(pl.col("diff").cast(pl.String)),
+                {"diff": "str", "attacks": "int", "win_rate": "pct_ci"},
+                key="combat",
+            )
+        )
+    return sections
+
+
+GAME_SECTIONS: dict[str, Callable[[Run], list[Section]]] = {
+    "dino-kontra-dino": dkd_sections,
+    "evo": evo_sections,
+}
+GAME_VARIANTS: dict[str, list[list[str]]] = {"evo": [TAIL_VARIANT]}
+"""Paired variants a game's report plays when they are missing."""
+
+
+def variant_sections(run: Run) -> list[Section]:
+    from simulate.variants import list_variants
+
+    sections = []
+    for folder in list_variants(run.path):
+        variant = Run(folder)
+        if not variant.games_logged:
+            continue
+        changes = compare.changed_rules(run, variant)
+        label = ", ".join(f"{k}={json.dumps(b)}" for k, (_, b) in changes.items())
+        seats = compare.paired_by(run, variant, "seat")
+        moved = compare.share_moved(seats)
+        text = (
+            f"The same {variant.games_logged:,} games (same deals and dice) with {label}. "
+            f"The rule change moves {moved * 100:.2f} percentage points of win share between "
+            f"seats; each row's change is a paired difference with its 95% interval."
+        )
+        if run.game == "evo" and "initiative_tails" in changes:
+            text += (
+                " With initiative_tails=false, tails no longer decide who plays first: "
+                "this is how much the tail rule moves the game."
+            )
+        sections.append(
+            Section(
+                f"Rule variant: {label} (paired)",
+                text,
+                seats.with_columns(pl.col("seat").cast(pl.String)),
+                {"seat": "str", "base": "pct", "variant": "pct", "mean": "pct_ci"},
+                key=f"variant-{folder.name}",
+            )
+        )
+        strategies = compare.paired_by(run, variant, "strategy")
+        if strategies.height > 1:
+            sections.append(
+                Section(
+                    f"Rule variant: {label}, by strategy",
+                    "",
+                    strategies,
+                    {"strategy": "str", "base": "pct", "variant": "pct", "mean": "pct_ci"},
+                    key=f"variant-{folder.name}-strategies",
+                )
+            )
+    return sections
 
 
 def build_sections(run: Run) -> list[Section]:
     extra = GAME_SECTIONS.get(run.game)
-    return common_sections(run) + (extra(run) if extra else [])
+    return common_sections(run) + (extra(run) if extra else []) + variant_sections(run)
+
+
+def ensure_variants(run: Run, games: int, workers: int | None) -> None:
+    """Play the game's report variants that are missing (paired, at most ``games`` games)."""
+    from rules.core.params import parse_assignments
+    from simulate.executors import make_executor
+    from simulate.variants import VARIANTS, run_variant, variant_name
+
+    if not run.complete:
+        return
+    for assignments in GAME_VARIANTS.get(run.game, []):
+        folder = run.path / VARIANTS / variant_name(parse_assignments(assignments))
+        if (folder / "manifest.json").is_file() and Run(folder).complete:
+            continue
+        n = min(games, run.games_logged)
+        print(f"playing the paired variant {', '.join(assignments)} on {n:,} games ...")
+        run_variant(run.path, assignments, make_executor(workers), n)
 
 
 def _header(run: Run) -> dict[str, str]:
@@ -359,9 +551,17 @@ def render_markdown(run: Run, sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def write_report(run_dir: str | Path) -> tuple[Path, Path]:
+def write_report(
+    run_dir: str | Path,
+    *,
+    variants: bool = True,
+    variant_games: int = 50_000,
+    workers: int | None = None,
+) -> tuple[Path, Path]:
     """Write ``report.html`` and ``report.md`` into the run directory; return their paths."""
     run = Run(Path(run_dir))
+    if variants:
+        ensure_variants(run, variant_games, workers)
     sections = build_sections(run)
     html_path, md_path = run.path / "report.html", run.path / "report.md"
     write_atomic(html_path, render_html(run, sections).encode())

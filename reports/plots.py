@@ -110,3 +110,26 @@ def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) 
     ax.set_xlabel(xlabel)
     ax.set_ylabel("games")
     return _png(fig)
+
+
+def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
+    """Small multiples: each gene's relative value (band: 95%) and relative price, by round."""
+    cols = 4
+    rows = (len(genes) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.4 * rows), sharex=True, squeeze=False)
+    for ax, gene in zip(axes.flat, genes, strict=False):
+        d = df.filter((pl.col("gene") == gene) & pl.col("value").is_not_null()).sort("round")
+        if d.height:
+            x = d["round"].to_numpy()
+            ax.plot(x, d["value"].to_numpy(), color=COLOR, marker="o", ms=3, label="value")
+            ax.fill_between(x, d["lo"].to_numpy(), d["hi"].to_numpy(), color=COLOR, alpha=0.2)
+            ax.plot(x, d["price"].to_numpy(), color=ACCENT, marker="s", ms=3, label="price")
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_title(gene, fontsize=10)
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(genes):]:
+        ax.set_visible(False)
+    axes.flat[0].legend(fontsize=7)
+    fig.supxlabel("round (auction)")
+    fig.supylabel("points, relative to the average gene")
+    return _png(fig)

@@ -1,0 +1,301 @@
+"""EVO analyses: what each gene is worth against what the auction charges, and what tails decide.
+
+Definitions
+-----------
+*Position at the auction of round r*: a seat's genes before that auction (``turns`` row of round
+r), its points after the round's scoring, its dinos on the board and its event cards in hand.
+
+*Gene value* (per round r): the linear probability model, fitted over every seat of every game
+that reached round r,
+
+    win share = a + sum_g beta_g * genes_g + pi * points + delta * dinos + kappa * cards
+
+Buying gene g at the auction for p points changes the position by +1 gene and -p points, so the
+win share moves by ``beta_g - pi * p``: the gene is worth ``beta_g / pi`` points. Card genes
+draw an event card, so their coefficient is ``kappa``.
+
+Every player buys exactly one gene per auction (the seed's mandatory bids), so everyone holds
+the same *number* of genes in a round: the logs can tell how much more one gene is worth than
+another, but not a gene's worth on its own (the model's gene columns sum to a constant). Values
+are therefore *relative*: ``(beta_g - mean beta) / pi``, the mean weighted by the genes sold that
+round, in points. With the harder variant (passing allowed) holdings differ in number too.
+
+*Price*: what the buyer paid (the winning bid minus mutations, never below 0). Relative price:
+the gene's mean price minus the mean price of all genes sold that round. A gene whose relative
+price lies above its relative value's interval is overpriced; below, underpriced.
+
+Intervals are 95%, from cluster-robust variances (by game, or by deal with seat rotation) and
+the delta method. The model is observational: it measures what a gene was worth to these bots in
+these positions, not a causal effect in every position.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from reports.common import with_win_share
+from reports.load import Run
+from reports.stats import Z95, clustered_mean, wilson
+
+GENES = ("tail", "leg", "horn", "egg", "fur", "parasol", "mutation", "card")
+FEATURES = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations", "cards_held",
+            "points", "dinos")  # fmt: skip
+COLUMN_OF_GENE = dict(zip(GENES, FEATURES[:8], strict=True))
+MIN_ROWS = 200
+
+
+def positions(run: Run) -> pl.LazyFrame:
+    """One row per game, round and seat: the position at the round's auction and the final
+    win share of that seat."""
+    share = with_win_share(run).select("game_id", "seat", "share")
+    return (
+        run.scan("turns")
+        .select("game_id", "round", "seat", "initiative", "initiative_by", *FEATURES)
+        .join(share, on=["game_id", "seat"], how="left")
+        .with_columns(_cluster=run.cluster())
+    )
+
+
+def _sums(lf: pl.LazyFrame, names: list[str], y: str) -> pl.DataFrame:
+    exprs = [pl.len().alias("rows")]
+    for i, a in enumerate(names):
+        exprs.append((pl.col(a) * pl.col(y)).sum().alias(f"xy_{a}"))
+        for b in names[i:]:
+            exprs.append((pl.col(a) * pl.col(b)).sum().alias(f"xx_{a}_{b}"))
+    return lf.group_by("round").agg(exprs).collect(engine="streaming").sort("round")
+
+
+def _matrix(row: dict, names: list[str], prefix: str) -> np.ndarray:
+    k = len(names)
+    m = np.empty((k, k))
+    for i, a in enumerate(names):
+        for j in range(i, k):
+            m[i, j] = m[j, i] = row[f"{prefix}_{a}_{names[j]}"]
+    return m
+
+
+def gene_values(run: Run) -> pl.DataFrame:
+    """Per round and gene: value relative to the average gene sold that round, in points.
+
+    Mutation genes are the model's reference (their holding coefficient is fixed at 0); each
+    gene's coefficient is then measured against the sold-weighted mean of all genes'
+    coefficients, so the choice of reference does not matter. Features that nobody varies in a
+    round (round 1: everyone holds the portrait) are left out, and their genes get no value.
+    """
+    names = ["one", *FEATURES]
+    lf = positions(run).with_columns(
+        one=pl.lit(1.0), **{f: pl.col(f).cast(pl.Float64) for f in FEATURES}
+    )
+    sums = _sums(lf, names, "share")
+    sold = gene_prices(run).select("gene", "round", "sold")
+    fits = {}
+    for row in sums.iter_rows(named=True):
+        n = row["rows"]
+        if n < MIN_ROWS:
+            continue
+        xtx = _matrix(row, names, "xx")
+        mean = xtx[0] / n
+        varying = [
+            i for i, a in enumerate(names) if a == "one" or xtx[i, i] / n - mean[i] ** 2 > 1e-9
+        ]
+        used = [i for i in varying if names[i] != "mutations"]
+        if names.index("points") not in used:
+            continue
+        sub = xtx[np.ix_(used, used)]
+        if np.linalg.matrix_rank(sub) < len(used):
+            continue
+        inv = np.linalg.inv(sub)
+        beta = np.zeros(len(names))
+        beta[used] = inv @ np.array([row[f"xy_{names[i]}"] for i in used])
+        fits[row["round"]] = (used, beta, inv)
+    if not fits:
+        return pl.DataFrame()
+    beta_frame = pl.DataFrame(
+        {
+            "round": list(fits),
+            **{f"b_{a}": [f[1][i] for f in fits.values()] for i, a in enumerate(names)},
+        }
+    ).with_columns(pl.col("round").cast(pl.Int8))
+    residual = pl.col("share") - sum(pl.col(f"b_{a}") * pl.col(a) for a in names)
+    scores = (
+        lf.join(beta_frame.lazy(), on="round", how="inner")
+        .with_columns(_e=residual)
+        .group_by("round", "_cluster")
+        .agg([(pl.col(a) * pl.col("_e")).sum().alias(f"s_{a}") for a in names])
+    )
+    meat_exprs = [pl.len().alias("clusters")]
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            meat_exprs.append((pl.col(f"s_{a}") * pl.col(f"s_{b}")).sum().alias(f"m_{a}_{b}"))
+    meats = {
+        m["round"]: m
+        for m in scores.group_by("round")
+        .agg(meat_exprs)
+        .collect(engine="streaming")
+        .iter_rows(named=True)
+    }
+    rows = []
+    p = names.index("points")
+    for r, (used, beta, inv) in fits.items():
+        m = meats[r]
+        c = m["clusters"]
+        meat = _matrix(m, names, "m")[np.ix_(used, used)]
+        cov = np.zeros((len(names), len(names)))
+        cov[np.ix_(used, used)] = inv @ meat @ inv * (c / max(c - 1, 1))
+        counts = {g: n for g, rr, n in sold.iter_rows() if rr == r}
+        total = sum(counts.values())
+        weights = np.zeros(len(names))
+        for g, n in counts.items():
+            weights[names.index(COLUMN_OF_GENE[g])] += n / total if total else 0.0
+        pi = beta[p]
+        pi_known = pi - 2 * math.sqrt(max(cov[p, p], 0.0)) > 0  # a point is clearly worth >0
+        for gene in GENES:
+            g = names.index(COLUMN_OF_GENE[gene])
+            if not pi_known or (g not in used and gene != "mutation") or total == 0:
+                rows.append(
+                    {
+                        "gene": gene,
+                        "round": r,
+                        "value": None,
+                        "lo": None,
+                        "hi": None,
+                        "point_value": pi,
+                    }
+                )
+                continue
+            contrast = -weights.copy()
+            contrast[g] += 1.0
+            numerator = contrast @ beta
+            grad = contrast / pi
+            grad[p] -= numerator / pi**2
+            se = math.sqrt(max(grad @ cov @ grad, 0.0))
+            value = numerator / pi
+            rows.append(
+                {
+                    "gene": gene,
+                    "round": r,
+                    "value": value,
+                    "lo": value - Z95 * se,
+                    "hi": value + Z95 * se,
+                    "point_value": pi,
+                }
+            )
+    return pl.DataFrame(
+        rows, schema_overrides={"value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64}
+    ).sort("gene", "round")
+
+
+def gene_prices(run: Run) -> pl.DataFrame:
+    """Per gene and round: genes sold, and the median and quartiles of the bid and price paid."""
+    return (
+        run.scan("bids")
+        .with_columns(pl.col("gene").cast(pl.String))
+        .group_by("gene", "round")
+        .agg(
+            sold=pl.len(),
+            bid_median=pl.col("bid").median(),
+            paid_median=pl.col("paid").median(),
+            paid_q1=pl.col("paid").quantile(0.25),
+            paid_q3=pl.col("paid").quantile(0.75),
+            paid_mean=pl.col("paid").cast(pl.Float64).mean(),
+        )
+        .collect(engine="streaming")
+        .with_columns(pl.col("round").cast(pl.Int8))
+        .sort("gene", "round")
+    )
+
+
+def gene_price_curves(run: Run) -> pl.DataFrame:
+    """Relative value against relative price per gene and round, with a verdict.
+
+    ``price`` is the mean price paid for the gene minus the mean price of all genes sold that
+    round; a gene is *overpriced* when its relative price lies above its relative value's
+    interval, *underpriced* when below.
+    """
+    values = gene_values(run)
+    prices = gene_prices(run)
+    if values.is_empty():
+        return values
+    average = prices.group_by("round").agg(
+        average_paid=(pl.col("paid_mean") * pl.col("sold")).sum() / pl.col("sold").sum()
+    )
+    df = (
+        values.join(prices, on=["gene", "round"], how="left")
+        .join(average, on="round", how="left")
+        .with_columns(
+            pl.col("sold").fill_null(0), price=pl.col("paid_mean") - pl.col("average_paid")
+        )
+    )
+    verdict = (
+        pl.when(pl.col("sold") == 0)
+        .then(pl.lit("not sold"))
+        .when(pl.col("value").is_null())
+        .then(pl.lit("not estimable"))
+        .when(pl.col("price") > pl.col("hi"))
+        .then(pl.lit("overpriced"))
+        .when(pl.col("price") < pl.col("lo"))
+        .then(pl.lit("underpriced"))
+        .otherwise(pl.lit("fair"))
+    )
+    return df.with_columns(verdict=verdict)
+
+
+def gene_summary(curves: pl.DataFrame) -> pl.DataFrame:
+    """Per gene over the rounds where its value is estimable, weighted by genes sold: mean
+    price paid, relative price, relative value, and the surplus (value minus price)."""
+    sold = curves.filter((pl.col("sold") > 0) & pl.col("value").is_not_null())
+    return (
+        sold.group_by("gene")
+        .agg(
+            sold=pl.col("sold").sum(),
+            paid=(pl.col("paid_mean") * pl.col("sold")).sum() / pl.col("sold").sum(),
+            price=(pl.col("price") * pl.col("sold")).sum() / pl.col("sold").sum(),
+            value=(pl.col("value") * pl.col("sold")).sum() / pl.col("sold").sum(),
+            overpriced_rounds=(pl.col("verdict") == "overpriced").sum(),
+            underpriced_rounds=(pl.col("verdict") == "underpriced").sum(),
+        )
+        .with_columns(surplus=pl.col("value") - pl.col("price"))
+        .sort("surplus")
+    )
+
+
+def initiative_win_share(run: Run) -> pl.DataFrame:
+    """Final win share by initiative position (0 = first player), over every seat-round."""
+    return clustered_mean(positions(run), ["initiative"], "share", pl.col("_cluster"))
+
+
+def initiative_ties(run: Run) -> pl.DataFrame:
+    """What decided each seat's initiative place: a unique tail count, dinos, or the die."""
+    df = (
+        run.scan("turns")
+        .group_by(pl.col("initiative_by").cast(pl.String))
+        .agg(seat_rounds=pl.len())
+        .collect(engine="streaming")
+    )
+    total = int(df["seat_rounds"].sum())
+    rows = []
+    for by, n in df.sort("seat_rounds", descending=True).iter_rows():
+        lo, hi = wilson(n, total)
+        rows.append({"decided_by": by, "seat_rounds": n, "share": n / total, "lo": lo, "hi": hi})
+    return pl.DataFrame(rows)
+
+
+def combat_table(run: Run) -> pl.DataFrame:
+    """Attacks by horn difference: how often the attacker won (Wilson intervals)."""
+    df = (
+        run.scan("combats")
+        .with_columns(diff=(pl.col("attacker_horns") - pl.col("defender_horns")).clip(-2, 2))
+        .group_by("diff")
+        .agg(attacks=pl.len(), won=pl.col("attacker_won").sum())
+        .collect(engine="streaming")
+        .sort("diff")
+    )
+    ci = [wilson(w, n) for w, n in zip(df["won"], df["attacks"], strict=True)]
+    return df.with_columns(
+        win_rate=pl.col("won") / pl.col("attacks"),
+        lo=pl.Series([c[0] for c in ci]),
+        hi=pl.Series([c[1] for c in ci]),
+    )

@@ -1,0 +1,72 @@
+"""Paired rule variants: the same games with one rule changed.
+
+A variant of a run plays the same seed, lineup, rotation and chunking with some rule keys
+changed, so game ``i`` of the variant starts from the same deal and dice streams as game ``i`` of
+the run: differences between the two are the rule's, not the luck's (common random numbers).
+Variants live inside the run: ``RUN/variants/<key>=<value>[,...]/``, each a full run directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from rules.core.errors import DinolabError
+from rules.core.params import parse_assignments
+from simulate.config import RunConfig
+from simulate.executors import Executor
+from simulate.manifest import read_manifest, run_config
+from simulate.runner import RunSummary, run
+
+VARIANTS = "variants"
+
+
+def variant_name(changes: dict[str, str]) -> str:
+    """Folder name of a variant: its changes, sorted, as key=value joined by commas."""
+    text = ",".join(f"{k}={v}" for k, v in sorted(changes.items()))
+    return re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)
+
+
+def variant_config(base: RunConfig, assignments: list[str], games: int | None) -> RunConfig:
+    """The base configuration with rule changes; at most ``games`` games (all by default)."""
+    from simulate.games import get_game
+
+    changes = parse_assignments(assignments)
+    if not changes:
+        raise DinolabError("a variant needs at least one --set key=value")
+    game = get_game(base.game)
+    params = game.parameters.from_dict(base.params).with_values(changes)
+    if params.to_dict() == base.params:
+        raise DinolabError("the variant changes no rule: every value is the run's own")
+    n = base.games if games is None else games
+    if not 1 <= n <= base.games:
+        raise DinolabError(f"--games must be in 1..{base.games} (the run's games), got {n}")
+    setup = game.setup(params, base.n_players, ",".join(base.strategies))
+    return dataclasses.replace(
+        base, games=n, params=params.to_dict(), data_digest=game.data_digest(setup)
+    )
+
+
+def run_variant(
+    run_dir: Path,
+    assignments: list[str],
+    executor: Executor,
+    games: int | None = None,
+    on_chunk=None,
+) -> tuple[Path, RunSummary | None]:
+    """Play (or finish) the paired variant of a run; returns its folder."""
+    base = run_config(read_manifest(run_dir))
+    config = variant_config(base, assignments, games)
+    out = Path(run_dir) / VARIANTS / variant_name(parse_assignments(assignments))
+    resume = out.is_dir() and any(out.iterdir())
+    summary = run(config, config.setup(), out, executor, resume=resume, on_chunk=on_chunk)
+    return out, summary
+
+
+def list_variants(run_dir: Path) -> list[Path]:
+    """Variant folders of a run that hold a manifest."""
+    folder = Path(run_dir) / VARIANTS
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if (p / "manifest.json").is_file())
