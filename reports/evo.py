@@ -85,12 +85,17 @@ def gene_values(run: Run) -> pl.DataFrame:
     coefficients, so the choice of reference does not matter. Features that nobody varies in a
     round (round 1: everyone holds the portrait) are left out, and their genes get no value.
     """
+    return relative_gene_values(positions(run), gene_prices(run).select("gene", "round", "sold"))
+
+
+def relative_gene_values(positions: pl.LazyFrame, sold: pl.DataFrame) -> pl.DataFrame:
+    """:func:`gene_values` on any positions (``round``, ``_cluster``, ``share`` and
+    :data:`FEATURES` columns) and genes sold per round (``gene``, ``round``, ``sold``)."""
     names = ["one", *FEATURES]
-    lf = positions(run).with_columns(
+    lf = positions.with_columns(
         one=pl.lit(1.0), **{f: pl.col(f).cast(pl.Float64) for f in FEATURES}
     )
     sums = _sums(lf, names, "share")
-    sold = gene_prices(run).select("gene", "round", "sold")
     fits = {}
     for row in sums.iter_rows(named=True):
         n = row["rows"]

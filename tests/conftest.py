@@ -75,3 +75,31 @@ def dkd_run(tmp_path_factory) -> Path:
     except SystemExit as exc:
         assert exc.code in (0, None)
     return out
+
+
+@pytest.fixture(scope="session")
+def evo_run(tmp_path_factory) -> Path:
+    """600 four-player EVO games, heuristic against random, rotated, 1 worker."""
+    out = tmp_path_factory.mktemp("runs") / "evo"
+    r = run_cli(
+        "simulate",
+        "evo",
+        "--games",
+        "600",
+        "--players",
+        "4",
+        "--seed",
+        "3",
+        "--strategy",
+        "heuristic,heuristic,random,random",
+        "--rotate",
+        "--chunk-size",
+        "200",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert r.code == 0, r.err
+    return out

@@ -1,0 +1,101 @@
+"""EVO's report: gene values and prices, initiative, combat, and the paired tail variant."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.dataset as ds
+import pytest
+
+from reports import compare, evo
+from reports.build import write_report
+from reports.load import Run
+from simulate.variants import list_variants
+
+
+def table(run_dir, name):
+    return ds.dataset(run_dir / name, format="parquet").to_table()
+
+
+def test_gene_values_recover_a_planted_effect():
+    """Synthetic positions where an egg is worth 3 points and every other gene nothing."""
+    import polars as pl
+
+    rng = np.random.default_rng(7)
+    n = 60_000
+    genes = rng.multinomial(3, [1 / 8] * 8, size=n)  # everyone holds 3 genes, as in EVO
+    points = rng.integers(0, 30, n).astype(float)
+    dinos = rng.integers(0, 10, n).astype(float)
+    pi = 0.01
+    share = 0.1 + pi * points + pi * 3 * genes[:, 3] + 0.005 * dinos + rng.normal(0, 0.05, n)
+    cols = dict(zip(evo.FEATURES[:8], genes.T, strict=True))
+    frame = pl.DataFrame(
+        {
+            "round": np.full(n, 5, np.int8),
+            **cols,
+            "points": points,
+            "dinos": dinos,
+            "share": share,
+            "_cluster": np.arange(n),
+        }
+    )
+    sold = pl.DataFrame({"gene": list(evo.GENES), "round": [5] * 8, "sold": [100] * 8})
+    values = evo.relative_gene_values(frame.lazy(), sold)
+    egg = values.filter(pl.col("gene") == "egg").row(0, named=True)
+    # relative to the mean of the eight genes, equally sold: 3 - 3/8
+    assert egg["lo"] < 3 - 3 / 8 < egg["hi"] and egg["hi"] - egg["lo"] < 0.5
+    for row in values.filter(pl.col("gene") != "egg").iter_rows(named=True):
+        assert row["lo"] < -3 / 8 < row["hi"]
+
+
+def test_evo_report_and_paired_tail_variant(evo_run):
+    html, md = write_report(evo_run, variant_games=200)
+    assert html.read_text().count("data:image/png") >= 4
+    text = md.read_text()
+    for title in (
+        "Gene prices against gene values",
+        "Initiative: what playing first is worth",
+        "Initiative: how places were decided",
+        "Combat by horn difference",
+        "Rule variant: initiative_tails=false (paired)",
+    ):
+        assert title in text
+    assert "PROVISIONAL" in text
+    [variant] = list_variants(evo_run)
+    base, var = Run(evo_run), Run(variant)
+    assert var.games_logged == 200 and var.config["seed"] == base.config["seed"]
+    assert compare.changed_rules(base, var) == {"initiative_tails": (True, False)}
+    seats = compare.paired_by(base, var, "seat")
+    # the paired change is the difference of the two shares, game by game
+    assert np.allclose(seats["mean"], seats["variant"] - seats["base"])
+
+
+def test_initiative_and_combat_numbers_match_the_logs(evo_run):
+    run = Run(evo_run)
+    combats = table(evo_run, "combats")
+    diff = np.clip(
+        combats["attacker_horns"].to_numpy().astype(int) - combats["defender_horns"].to_numpy(),
+        -2,
+        2,
+    )
+    won = combats["attacker_won"].to_numpy()
+    df = evo.combat_table(run)
+    for row in df.iter_rows(named=True):
+        assert row["attacks"] == (diff == row["diff"]).sum()
+        assert row["win_rate"] == pytest.approx(won[diff == row["diff"]].mean())
+    turns = table(evo_run, "turns")
+    ties = evo.initiative_ties(run)
+    assert ties["seat_rounds"].sum() == len(turns)
+    init = evo.initiative_win_share(run)
+    assert sorted(init["initiative"].to_list()) == [0, 1, 2, 3]
+
+
+def test_gene_prices_match_the_bids(evo_run):
+    bids = table(evo_run, "bids")
+    prices = evo.gene_prices(Run(evo_run))
+    gene = np.array(bids["gene"].to_pylist())
+    rnd = bids["round"].to_numpy()
+    paid = bids["paid"].to_numpy()
+    for row in prices.iter_rows(named=True):
+        mask = (gene == row["gene"]) & (rnd == row["round"])
+        assert row["sold"] == mask.sum()
+        assert row["paid_median"] == pytest.approx(np.median(paid[mask]))
