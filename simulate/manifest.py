@@ -1,13 +1,18 @@
 """``manifest.json``: what a run is, how far it got, and what each chunk wrote.
 
-It is rewritten atomically (temporary file + rename) after every finished chunk, so after a
-crash it lists exactly the chunks whose files are complete.
+The manifest is written atomically (temporary file + rename) when a run starts and when it
+ends. In between, each finished chunk appends one line to ``chunks.jsonl``, flushed to disk
+*after* the chunk's files are in place: a run of a billion games in a hundred thousand chunks
+then costs one short append per chunk, not a rewrite of an ever-growing manifest. A line torn
+by a crash is ignored (its chunk is simply redone). :func:`read_manifest` merges the journal,
+so every reader sees one ``manifest["chunks"]``; a finished run's manifest lists them all.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -19,6 +24,7 @@ from simulate.parquet import write_atomic
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+JOURNAL = "chunks.jsonl"
 
 
 def _now() -> str:
@@ -72,9 +78,34 @@ def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) ->
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Rewrite the whole manifest (at the start and the end of a run)."""
     manifest["updated"] = _now()
     text = json.dumps(manifest, indent=1, sort_keys=False)
     write_atomic(run_dir / MANIFEST, text.encode())
+
+
+def record_chunk(run_dir: Path, index: int, entry: dict[str, Any]) -> None:
+    """Append a finished chunk to the journal and flush it to disk."""
+    line = json.dumps({"chunk": index, **entry}, separators=(",", ":")) + "\n"
+    with open(Path(run_dir) / JOURNAL, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _journal(run_dir: Path) -> dict[str, dict[str, Any]]:
+    path = Path(run_dir) / JOURNAL
+    chunks: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return chunks
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+            index = entry.pop("chunk")
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            continue  # a line torn by a crash: its chunk is redone
+        chunks[str(index)] = entry
+    return chunks
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
@@ -93,6 +124,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise DinolabError(
             f"{path} has schema version {version}; this dinolab reads version {SCHEMA_VERSION}"
         )
+    manifest["chunks"].update(_journal(Path(run_dir)))
     return manifest
 
 

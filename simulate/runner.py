@@ -4,8 +4,9 @@ The order of work guarantees that bad input or a crash never damages earlier res
 
 1. Everything is validated before anything is written (:func:`check_out_dir` and the config).
 2. A new run writes its data files and a manifest listing no finished chunks.
-3. Each finished chunk's part files are renamed into place, then the manifest is rewritten
-   (atomically) to list it. A chunk is either listed with complete files, or redone on resume.
+3. Each finished chunk's part files are renamed into place, then the chunk is appended to the
+   journal (``chunks.jsonl``). A chunk is either recorded with complete files, or redone on
+   resume. At the end the manifest is rewritten once, listing every chunk.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from simulate.config import RunConfig
 from simulate.executors import ChunkJob, Executor
 from simulate.games.base import Setup
 from simulate.manifest import (
+    JOURNAL,
     MANIFEST,
     new_manifest,
     read_manifest,
+    record_chunk,
     run_config,
     write_manifest,
 )
@@ -82,6 +85,7 @@ def _clear_run(out: Path, setup: Setup) -> None:
     for name in [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]:
         (out / name).unlink(missing_ok=True)
     (out / MANIFEST).unlink()
+    (out / JOURNAL).unlink(missing_ok=True)
 
 
 def run(
@@ -130,7 +134,7 @@ def run(
     try:
         for result in executor.run(setup, jobs):
             done[str(result.index)] = result.to_manifest()
-            write_manifest(out, manifest)
+            record_chunk(out, result.index, done[str(result.index)])
             games_run += result.stop - result.start
             games_done += result.stop - result.start
             if on_chunk:
@@ -139,4 +143,5 @@ def run(
         executor.close()
     manifest["status"] = "complete"
     write_manifest(out, manifest)
+    (out / JOURNAL).unlink(missing_ok=True)  # the manifest now lists every chunk
     return RunSummary(out, config.games, games_run, len(jobs), time.perf_counter() - t0, True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -48,9 +47,12 @@ def start(out: Path, *extra: str, workers: int = 2) -> subprocess.Popen:
 
 
 def chunks_done(out: Path) -> int:
+    from rules.core.errors import DinolabError
+    from simulate.manifest import read_manifest
+
     try:
-        return len(json.loads((out / "manifest.json").read_text())["chunks"])
-    except (OSError, ValueError, KeyError):
+        return len(read_manifest(out)["chunks"])
+    except (OSError, ValueError, KeyError, DinolabError):
         return -1
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import signal
 
 import pytest
 
 from simulate import parquet
+from simulate.manifest import read_manifest
 from simulate.verify import verify_run
 from tests.faults import (
     ARGS,
@@ -52,7 +52,7 @@ def test_a_killed_run_resumes_to_exactly_the_uninterrupted_tables(
     proc = start(out)
     wait_for(out, after_chunks, proc)
     kill_tree(proc)  # driver and workers, as a power cut would
-    assert json.loads((out / "manifest.json").read_text())["status"] == "running"
+    assert read_manifest(out)["status"] == "running"
     r = cli_module("simulate", "dkd", "--out", out, "--resume", "--workers", "2")
     assert r.code == 0, r.err
     assert parquet_files(out) == reference

@@ -12,6 +12,7 @@ import pytest
 from rules.core.errors import DinolabError
 from simulate.config import build_config
 from simulate.executors import InlineExecutor, ProcessExecutor
+from simulate.manifest import read_manifest
 from simulate.runner import run
 
 LINEUP = "greedy,cautious,blind,random"
@@ -91,12 +92,17 @@ def test_resume_after_a_crash_finishes_only_what_is_missing(tmp_path):
     out = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         run(cfg, setup, out, CrashAfter(2))
-    m = json.loads((out / "manifest.json").read_text())
+    m = read_manifest(out)
     assert m["status"] == "running" and sorted(m["chunks"]) == ["0", "1"]
+    assert json.loads((out / "manifest.json").read_text())["chunks"] == {}, "journal only"
     (out / "turns" / ".tmp-part-00004.parquet.123").write_bytes(b"half a file")
+    with open(out / "chunks.jsonl", "a") as f:
+        f.write('{"chunk": 2, "start": 2000, "sto')  # a line torn by the crash
     summary = run(cfg, setup, out, InlineExecutor(), resume=True)
     assert summary.chunks_run == 3
     assert not list(out.rglob(".tmp-*"))
+    assert not (out / "chunks.jsonl").exists()
+    assert len(json.loads((out / "manifest.json").read_text())["chunks"]) == 5
     run(cfg, setup, tmp_path / "clean", InlineExecutor())
     assert files(out) == files(tmp_path / "clean")
 
