@@ -7,7 +7,7 @@ import pytest
 
 from rules.core.errors import RuleError
 from rules.core.rng import seed_streams
-from rules.evo.board import add_dino, attack_odds, remove_dino, win_up_to
+from rules.evo.board import add_dino, attack_odds, remove_dino, set_climate, win_up_to
 from rules.evo.cards import CARDS, N_CARDS, allowed_phases
 from rules.evo.constants import (
     BID,
@@ -117,7 +117,8 @@ def gabor(climate: int):
         for r in regions_of(m, terrain, k):
             add_dino(st, 0, r)
     st.genes[0, FUR], st.genes[0, PARASOL] = 2, 1
-    st.climate, st.step, st.rnd = climate, ST_SURVIVAL_START, 0
+    set_climate(tb, st, climate)
+    st.step, st.rnd = ST_SURVIVAL_START, 0
     return tb, st, m
 
 
@@ -314,7 +315,8 @@ def play_card_now(tb, st, seat: int, card: int, target: int = 0) -> None:
 def test_catastrophe_and_crazy_weather():
     tb, st, _ = empty_board()
     st.hand[:4] = 0
-    st.rnd, st.climate, st.step = 2, GREEN, 2  # ST_CLIMATE_CARDS of round 3
+    set_climate(tb, st, GREEN)
+    st.rnd, st.step = 2, 2  # ST_CLIMATE_CARDS of round 3
     st.order[:4] = [0, 1, 2, 3]
     play_card_now(tb, st, 0, 3)  # Bolond időjárás: to the other green field
     assert st.climate == 5

@@ -95,9 +95,17 @@ def move_dino(st, frm: int, to: int) -> None:
 
 
 @jit
+def set_climate(tb, st, field: int) -> None:
+    """Put the climate marker on ``field`` and work out every region's zone."""
+    st.climate = field
+    for r in range(tb.n_regions):
+        st.rzone[r] = tb.zone[field, tb.terrain[r]]
+
+
+@jit
 def zone_of(tb, st, r: int) -> int:
     """Climate zone of region ``r`` this round (constants.TEMPERATE ...)."""
-    return tb.zone[st.climate, tb.terrain[r]]
+    return st.rzone[r]
 
 
 @jit

@@ -52,6 +52,7 @@ from rules.evo.board import (
     fight,
     kill,
     move_dino,
+    set_climate,
     zone_of,
 )
 from rules.evo.cards import (
@@ -178,7 +179,7 @@ def deal(tb, st) -> None:
     shuffle(stars, st.rng, CHANCE)
     for s in range(n):
         add_dino(st, s, stars[s])
-    st.climate = tb.climate_start
+    set_climate(tb, st, tb.climate_start)
     st.meteor = tb.meteor_start
     st.rnd = 0
     st.step = ST_ROUND
@@ -196,14 +197,11 @@ def initiative(tb, st) -> None:
     die). With ``init_tails`` off tails are ignored (the paired tail-impact variant).
     """
     n = tb.n_players
-    key = np.empty(n, dtype=np.int64)
-    tails = np.empty(n, dtype=np.int64)
-    brk = np.zeros(n, dtype=np.int64)
-    flag = np.zeros(n, dtype=np.int64)
-    for s in range(n):
-        tails[s] = st.genes[s, TAIL] if tb.init_tails else 0
+    key, brk, flag = st.init_key, st.init_roll, st.init_tie
+    for s in range(n):  # key: tails (when they count) * 128 + dinos
         d = st.n_dinos[s] if tb.more_dinos_first else 64 - st.n_dinos[s]
-        key[s] = tails[s] * 128 + d
+        key[s] = st.genes[s, TAIL] * tb.init_tails * 128 + d
+        brk[s] = 0
     while True:
         tied = False
         for s in range(n):
@@ -236,18 +234,18 @@ def initiative(tb, st) -> None:
             st.order[j + 1] = st.order[j]
             j -= 1
         st.order[j + 1] = s
-    for i in range(n):
-        st.init_pos[st.order[i]] = i
     for s in range(n):
         how = 0
         for t in range(n):
-            if t != s and tails[t] == tails[s]:
+            if t != s and (key[t] >> 7) == (key[s] >> 7):
                 how = 1
         if how == 1:
             for t in range(n):
                 if t != s and key[t] == key[s]:
                     how = 2
         st.tie_how[s] = how
+    for i in range(n):
+        st.init_pos[st.order[i]] = i
 
 
 @jit
@@ -340,6 +338,7 @@ def mark_births(tb, st, seat: int) -> int:
         for r in range(tb.n_regions):
             if newborn_ok(tb, st, seat, r):
                 st.mark[r] = stamp
+                st.marked[count] = r
                 count += 1
     elif st.wiped or not st.eff[seat] & E_WANDERERS:
         for k in range(st.n_dinos[seat]):
@@ -350,6 +349,7 @@ def mark_births(tb, st, seat: int) -> int:
                 r = tb.adj[d, i]
                 if st.mark[r] != stamp and newborn_ok(tb, st, seat, r):
                     st.mark[r] = stamp
+                    st.marked[count] = r
                     count += 1
     else:
         for r in range(tb.n_regions):
@@ -359,6 +359,7 @@ def mark_births(tb, st, seat: int) -> int:
                 d = st.pieces[seat, k]
                 if not st.fresh[d] and tb.dist[d, r] <= tb.wander_reach:
                     st.mark[r] = stamp
+                    st.marked[count] = r
                     count += 1
                     break
     st.n_marked = count
@@ -442,7 +443,7 @@ def advance(tb, st) -> int:
                 st.climate_roll = roll
                 steps = tb.die_step[roll - 1]
             L = tb.cycle_len
-            st.climate = ((st.climate + steps) % L + L) % L
+            set_climate(tb, st, ((st.climate + steps) % L + L) % L)
             open_window(tb, st, W_MOVEMENT, ST_MOVE_START)
         elif step == ST_MOVE_START:
             st.seq = 0
@@ -726,11 +727,9 @@ def actions(tb, st, k: int) -> np.int64:
                         return pack(r, to)
                     count += 1
     elif kind == PLACE:
-        for r in range(tb.n_regions):
-            if st.mark[r] == st.stamp:
-                if count == k:
-                    return np.int64(r)
-                count += 1
+        if k >= 0:
+            return np.int64(st.marked[k])
+        count = st.n_marked
     elif kind == CULL:
         for i in range(st.n_dinos[s]):
             r = st.pieces[s, i]

@@ -11,7 +11,7 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import bounded
-from rules.evo.board import emit, kill
+from rules.evo.board import emit, kill, set_climate
 from rules.evo.cards import (
     ACCIDENT,
     BIG_BROTHER,
@@ -174,7 +174,7 @@ def play_card(tb, st, seat: int, card: int, target: int, window: int) -> None:
         st.climate_used += 1
         st.climate_card = card
         if tb.twin[st.climate] >= 0:
-            st.climate = tb.twin[st.climate]
+            set_climate(tb, st, tb.twin[st.climate])
     elif card == ME_FIRST:
         i = 0
         while st.order[i] != seat:

@@ -133,9 +133,13 @@ STATE = np.dtype(
         # player order
         ("order", np.int8, (P,)),  # seat at each position, 0 = first player
         ("init_pos", np.int8, (P,)),  # position from phase 1 (before Én jövök előbb!)
+        ("init_key", np.int64, (P,)),  # phase 1 scratch: tails and dinos
+        ("init_roll", np.int64, (P,)),  # phase 1 scratch: die roll-offs
+        ("init_tie", np.int64, (P,)),  # phase 1 scratch: still tied
         ("tie_how", np.int8, (P,)),  # what placed a seat: 0 tails, 1 dinos, 2 the die
         # climate and meteor
         ("climate", np.int64),  # field of the climate track under the marker
+        ("rzone", np.int8, (R,)),  # climate zone of every region for ``climate`` (set_climate)
         ("meteor", np.int64),  # meteor space
         ("climate_roll", np.int64),  # 0 when a card decided the climate
         ("climate_card", np.int64),  # card number or -1
@@ -178,6 +182,7 @@ STATE = np.dtype(
         ("cull_zone", np.int64),
         ("stamp", np.int64),
         ("mark", np.int32, (R,)),  # mark[r] == stamp: a legal newborn region
+        ("marked", np.int16, (R,)),  # those regions, in the order found
         ("n_marked", np.int64),
         # auction
         ("offer", np.int8, (MAX_ROWS,)),  # gene of each row

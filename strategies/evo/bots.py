@@ -11,7 +11,7 @@ import numpy as np
 from rules.core.jit import jit
 from rules.core.rng import bounded
 from rules.evo.engine import actions
-from strategies.evo.heuristic import heuristic, set_params
+from strategies.evo.heuristic import heuristic, set_defaults, set_params
 from strategies.evo.search import search
 
 RANDOM, HEURISTIC, SEARCH = 0, 1, 2
@@ -25,15 +25,21 @@ def play_random(tb, st) -> np.int64:
 
 
 @jit
-def choose(lineup, j: int, tb, st, wk, pool) -> np.int64:
-    """The action lineup position ``j``'s bot takes for ``st.actor``."""
+def choose(lineup, j: int, tb, st, wk) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``st.actor`` (search: see
+    :func:`search_choice`, which needs spare states)."""
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         set_params(wk, lineup.params[j])
         return heuristic(tb, st, wk)
     if sid == RANDOM:
         return play_random(tb, st)
-    if sid == SEARCH:
-        p = lineup.params[j]
-        return search(tb, st, wk, pool, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)
-    return np.int64(-1)
+    set_defaults(wk)
+    return heuristic(tb, st, wk)
+
+
+@jit
+def search_choice(lineup, j: int, tb, st, wk, pool) -> np.int64:
+    """The search bot's action (``pool``: at least two spare states for its rollouts)."""
+    p = lineup.params[j]
+    return search(tb, st, wk, pool, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)

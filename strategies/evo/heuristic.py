@@ -94,6 +94,7 @@ WORK = np.dtype(
         ("pros_of", np.int64),  # climate field + 1 that ``pros`` was computed for (0: none)
         ("zc", np.int64, (5,)),  # the actor's dinos in each climate zone
         ("allow", np.int64, (5,)),  # how many may survive in each zone
+        ("per_seat", np.int64, (8,)),
         ("queue", np.int16, (MAX_REGIONS,)),
         ("first", np.int16, (MAX_REGIONS,)),
         ("depth", np.int16, (MAX_REGIONS,)),
@@ -246,49 +247,61 @@ def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
 
 @jit
 def choose_move(tb, st, wk) -> np.int64:
-    """Save doomed dinos, then attack with positive expected value, then improve positions."""
+    """Save doomed dinos, then attack with positive expected value, then improve positions.
+
+    One pass over the dinos' neighbours scores all three kinds of step (escapes first, then
+    attacks, then positional moves); the breadth-first :func:`escape` runs only for a doomed
+    dino with no safe neighbour when more than one leg point is left.
+    """
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
     agg, fs = wk.hp[0], wk.hp[1]
     best, action = 0.0, np.int64(PASS)
+    stuck = 0  # doomed dinos without a safe neighbour
     for k in range(st.n_dinos[s]):
         r = st.pieces[s, k]
-        if not doomed(tb, st, wk, r):
-            continue
-        score, step = escape(tb, st, wk, r, st.mp)
-        if step >= 0 and score > best:
-            best, action = score, pack(r, step)
-    if action != PASS:
-        return action
-    for k in range(st.n_dinos[s]):  # attacks
-        r = st.pieces[s, k]
-        lost = 0.0 if doomed(tb, st, wk, r) else 1.0
+        z = st.rzone[r]
+        dm = wk.zc[z] > wk.allow[z]
+        lost = 0.0 if dm else 1.0
+        here = wk.pros[tb.terrain[r]]
+        saved = False
         for i in range(tb.deg[r]):
             x = tb.adj[r, i]
             o = st.owner[x]
-            if o < 0 or o == s:
+            if o < 0:
+                zx = st.rzone[x]
+                used = wk.zc[zx] - (1 if zx == z else 0)
+                if used >= wk.allow[zx]:
+                    continue
+                if dm:  # an escape
+                    saved = True
+                    score = 1009.0 + fs * wk.pros[tb.terrain[x]] + (0.5 if zx == TEMPERATE else 0.0)
+                else:  # a move towards next round's likely climate
+                    score = fs * (wk.pros[tb.terrain[x]] - here) - 0.15
+            elif o != s:
+                odds = attack_odds(tb, st, s, o, 0)
+                if odds == 0:
+                    continue
+                p = odds / 6.0
+                stay = 1.0 if safe_in(tb, st, wk, x, r) else 0.0
+                score = p * (0.5 + agg) - (1.0 - p) * lost + p * (stay - lost)
+                if score > 0.0:
+                    score += 100.0
+            else:
                 continue
-            odds = attack_odds(tb, st, s, o, 0)
-            if odds == 0:
+            if score > best:
+                best, action = score, pack(r, x)
+        if dm and not saved:
+            stuck += 1
+    if best < 1000.0 and stuck and st.mp >= 2:
+        for k in range(st.n_dinos[s]):
+            r = st.pieces[s, k]
+            if not doomed(tb, st, wk, r):
                 continue
-            p = odds / 6.0
-            stay = 1.0 if safe_in(tb, st, wk, x, r) else 0.0
-            gain = p * (0.5 + agg) - (1.0 - p) * lost + p * (stay - lost)
-            if gain > best:
-                best, action = gain, pack(r, x)
-    if action != PASS or fs <= 0.0:
-        return action
-    for k in range(st.n_dinos[s]):  # positional moves towards next round's climate
-        r = st.pieces[s, k]
-        here = wk.pros[tb.terrain[r]]
-        for i in range(tb.deg[r]):
-            x = tb.adj[r, i]
-            if st.owner[x] >= 0 or not safe_in(tb, st, wk, x, r):
-                continue
-            gain = fs * (wk.pros[tb.terrain[x]] - here) - 0.15
-            if gain > best:
-                best, action = gain, pack(r, x)
+            score, step = escape(tb, st, wk, r, st.mp)
+            if step >= 0 and 1000.0 + score > best:
+                best, action = 1000.0 + score, pack(r, step)
     return action
 
 
@@ -303,9 +316,8 @@ def choose_place(tb, st, wk) -> np.int64:
     census(tb, st, wk, s)
     fs = wk.hp[1]
     best, pick = -1e9, -1
-    for r in range(tb.n_regions):
-        if st.mark[r] != st.stamp:
-            continue
+    for i in range(st.n_marked):
+        r = st.marked[i]
         z = zone_of(tb, st, r)
         if z == TEMPERATE:
             base = 2.0
@@ -423,8 +435,13 @@ def rolled_edge(tb, st, seat: int, climate: int) -> float:
     """Expected :func:`climate_edge` when the die moves the marker from ``climate``."""
     v = 0.0
     L = tb.cycle_len
-    for f in range(6):
-        v += climate_edge(tb, st, seat, ((climate + tb.die_step[f]) % L + L) % L) / 6.0
+    for step in range(-2, 3):  # each distinct step once, weighted by its faces
+        w = 0
+        for f in range(6):
+            if tb.die_step[f] == step:
+                w += 1
+        if w:
+            v += climate_edge(tb, st, seat, ((climate + step) % L + L) % L) * w / 6.0
     return v
 
 
@@ -438,16 +455,20 @@ def extra_losses(tb, st, seat: int, zone: int) -> int:
 
 
 @jit
-def threat(tb, st, seat: int, against: int) -> int:
-    """How many of ``against``'s dinos could attack ``seat``'s dinos now."""
-    c = 0
+def threats(tb, st, wk, seat: int) -> int:
+    """Enemy dinos that could attack ``seat``'s dinos now: the total, and per attacking seat
+    in ``wk.per_seat``."""
+    for q in range(tb.n_players):
+        wk.per_seat[q] = 0
+    total = 0
     for k in range(st.n_dinos[seat]):
         r = st.pieces[seat, k]
         for i in range(tb.deg[r]):
             o = st.owner[tb.adj[r, i]]
-            if o == against and attack_odds(tb, st, o, seat, 0) > 0:
-                c += 1
-    return c
+            if o >= 0 and o != seat and attack_odds(tb, st, o, seat, 0) > 0:
+                wk.per_seat[o] += 1
+                total += 1
+    return total
 
 
 @jit
@@ -477,6 +498,8 @@ def card_target(tb, st, wk, seat: int, card: int) -> int:
         base = rolled_edge(tb, st, seat, c)
         best, face = -1e9, 0
         for f in range(6):
+            if f > 0 and tb.die_step[f] == tb.die_step[f - 1]:
+                continue  # same step as the face before: same climate
             v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
             if v > best:
                 best, face = v, f + 1
@@ -540,18 +563,14 @@ def card_target(tb, st, wk, seat: int, card: int) -> int:
                     free += 1
         return 0 if free < st.genes[seat, EGG] else -1
     if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
-        danger = 0
-        for q in range(n):
-            if q != seat:
-                danger += threat(tb, st, seat, q)
+        danger = threats(tb, st, wk, seat)
         return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
     if card == TRUCE:
+        threats(tb, st, wk, seat)
         best, pick = 0, -1
         for q in range(n):
-            if q != seat:
-                t = threat(tb, st, seat, q)
-                if t > best:
-                    best, pick = t, q
+            if q != seat and wk.per_seat[q] > best:
+                best, pick = wk.per_seat[q], q
         return pick
     if card == GIANT:
         for k in range(st.n_dinos[seat]):

@@ -193,7 +193,7 @@ class Evo(Game):
         counts (turns, rounds, combats, bids, cards, trace)."""
         tb, lu, states, work = self._inputs(setup)
         n, rounds = setup.n_players, setup.params.max_rounds(setup.n_players)
-        logs = allocate(stop - start, n, rounds, (4, n * rounds, 3), trace, turns)
+        logs = allocate(stop - start, n, rounds, (12, n * rounds, 16), trace, turns)
         counts = np.zeros(6, dtype=np.int64)
         worst = self._worst(setup)
         nxt = start
@@ -371,12 +371,18 @@ class Evo(Game):
             self.run_kernel(setup, 0, False, 0, 2, trace=True)
 
     def benchmark_kernel(self, setup: Setup, n_games: int, log: bool) -> float:
+        """Kernel seconds for ``n_games``, played in chunks of :attr:`default_chunk` as a run
+        plays them (buffer allocation included, Arrow conversion not)."""
         import time
 
         self.warmup(setup)
-        t0 = time.perf_counter()
-        self.run_kernel(setup, 1, False, 0, n_games, turns=log)
-        return time.perf_counter() - t0
+        total = 0.0
+        for start in range(0, n_games, self.default_chunk):
+            stop = min(n_games, start + self.default_chunk)
+            t0 = time.perf_counter()
+            self.run_kernel(setup, 1, False, start, stop, turns=log)
+            total += time.perf_counter() - t0
+        return total
 
     def data_files(self, setup: Setup) -> dict[str, bytes]:
         cards = pa.table(

@@ -18,7 +18,7 @@ from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
 from simulate.games.base import Setup
-from strategies.evo.bots import choose
+from strategies.evo.bots import SEARCH, choose, search_choice
 
 
 @dataclasses.dataclass
@@ -108,7 +108,10 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
                 break
             decisions += 1
             seat = int(st.actor)
-            action = int(choose(lu, seat, tb, st, wk, pool))
+            if lu.ids[seat] == SEARCH:
+                action = int(search_choice(lu, seat, tb, st, wk, pool))
+            else:
+                action = int(choose(lu, seat, tb, st, wk))
             assert is_legal(tb, st, action), f"illegal action {action} for decision {kind}"
             assert actions(tb, st, -1) >= 1
             if kind == MOVE and action >= 0:

@@ -22,11 +22,10 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import game_key, seed_streams
-from rules.evo.cards import WINDOW_PHASE
 from rules.evo.constants import GAME_OVER, N_GENES, ROUND_DONE
-from rules.evo.engine import advance, apply, deal, final_result, final_score
+from rules.evo.engine import advance, apply, deal, final_result
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT, EV_WIDTH
-from strategies.evo.bots import choose
+from strategies.evo.bots import SEARCH, choose, search_choice
 
 # counts[] slots
 C_TURNS, C_ROUNDS, C_COMBATS, C_BIDS, C_CARDS, C_TRACE = range(6)
@@ -148,121 +147,18 @@ def popcount(x: np.int64) -> int:
 
 
 @jit
-def drain(st, logs, counts, gid: int) -> None:
-    """Move the engine's event records into the combats, bids, cards and trace columns."""
-    rnd = st.rnd + 1
-    trace = logs.e_data.shape[0] > 0
-    for i in range(st.n_ev):
-        kind = st.ev[i, 0]
-        if kind == EV_COMBAT:
-            row = counts[C_COMBATS]
-            logs.c_game[row] = gid
-            logs.c_round[row] = rnd
-            for k in range(8):
-                logs.c_data[row, k] = st.ev[i, 1 + k]
-            counts[C_COMBATS] = row + 1
-        elif kind == EV_BID:
-            row = counts[C_BIDS]
-            logs.b_game[row] = gid
-            logs.b_round[row] = rnd
-            for k in range(5):
-                logs.b_data[row, k] = st.ev[i, 1 + k]
-            counts[C_BIDS] = row + 1
-        elif kind == EV_CARD:
-            row = counts[C_CARDS]
-            logs.k_game[row] = gid
-            logs.k_round[row] = rnd
-            for k in range(5):
-                logs.k_data[row, k] = st.ev[i, 1 + k]
-            counts[C_CARDS] = row + 1
-        if trace:
-            row = counts[C_TRACE]
-            logs.e_round[row] = rnd
-            for k in range(EV_WIDTH):
-                logs.e_data[row, k] = st.ev[i, k]
-            counts[C_TRACE] = row + 1
-    st.n_ev = 0
-
-
-@jit
-def log_round(tb, st, logs, counts, gid: int) -> None:
-    """The rounds row and the turns rows of the round that just ended."""
-    n = tb.n_players
-    rnd = st.rnd + 1
-    row = counts[C_ROUNDS]
-    logs.r_game[row] = gid
-    logs.r_round[row] = rnd
-    logs.r_first[row] = st.order[0]
-    logs.r_climate_roll[row] = st.climate_roll
-    logs.r_climate_card[row] = st.climate_card
-    logs.r_climate_pos[row] = st.climate
-    logs.r_temperate[row] = tb.cycle[st.climate]
-    logs.r_meteor[row] = st.meteor
-    logs.r_meteor_roll[row] = st.meteor_roll
-    logs.r_impact[row] = st.impact == 1
-    counts[C_ROUNDS] = row + 1
-    row = counts[C_TURNS]
-    for s in range(n):
-        logs.t_game[row] = gid
-        logs.t_round[row] = rnd
-        logs.t_seat[row] = s
-        logs.t_initiative[row] = st.init_pos[s]
-        logs.t_tie[row] = st.tie_how[s]
-        for i in range(n):
-            if st.order[i] == s:
-                logs.t_order[row] = i
-        logs.t_dinos[row] = st.n_dinos[s]
-        logs.t_points[row] = st.points_p5[s]
-        for g in range(N_GENES):
-            logs.t_genes[row, g] = st.genes[s, g] - (1 if st.bought[s] == g else 0)
-        logs.t_born[row] = st.born[s]
-        logs.t_died_climate[row] = st.died_climate[s]
-        logs.t_died_combat[row] = st.died_combat[s]
-        logs.t_died_card[row] = st.died_card[s]
-        logs.t_scored[row] = st.scored[s]
-        logs.t_paid[row] = st.paid[s]
-        logs.t_penalty[row] = st.penalty[s]
-        logs.t_cards[row] = popcount(st.hand[s])
-        row += 1
-    counts[C_TURNS] = row
-
-
-@jit
-def room(logs, counts, worst) -> int:
-    """-1 when every variable buffer can take one more game, else which one is short
-    (0 combats, 1 bids, 2 cards, 3 trace)."""
-    if logs.c_game.shape[0] > 64 and counts[C_COMBATS] + worst[0] > logs.c_game.shape[0]:
-        return 0
-    if logs.b_game.shape[0] > 64 and counts[C_BIDS] + worst[1] > logs.b_game.shape[0]:
-        return 1
-    if logs.k_game.shape[0] > 64 and counts[C_CARDS] + worst[2] > logs.k_game.shape[0]:
-        return 2
-    if logs.e_data.shape[0] > 0 and counts[C_TRACE] + worst[3] > logs.e_data.shape[0]:
-        return 3
-    return -1
-
-
-@jit
 def play_chunk(
-    tables,
-    lineups,
-    states,
-    work,
-    seed,
-    rotate: bool,
-    start: int,
-    first: int,
-    stop: int,
-    logs,
-    counts,
-    worst,
+    tables, lineups, states, work, seed, rotate: bool, start: int, first: int, stop: int,
+    logs, counts, worst,
 ) -> int:
     """Play games ``first .. stop-1`` of the chunk that starts at ``start``; return the index of
     the first game not played (``stop`` when done; earlier when a buffer needs to grow).
 
     ``tables``, ``lineups``, ``states`` (length >= 3: the game, then two for search) and
     ``work`` are record arrays; ``counts`` holds the rows written per table; ``worst`` the most
-    combats, bids, cards and trace rows one game can add.
+    combats, bids, cards and trace rows one game can add. The logging is written out here
+    rather than in helper functions: every call that receives ``logs`` (53 arrays) pays a
+    reference count per array, which cost more than the logging itself.
     """
     tb, lu, st, wk = tables[0], lineups[0], states[0], work[0]
     pool = states[1:]
@@ -270,36 +166,104 @@ def play_chunk(
     winners = np.zeros(n, dtype=np.bool_)
     log_turns = logs.t_game.shape[0] > 0
     log_events = logs.c_game.shape[0] > 64
+    trace = logs.e_data.shape[0] > 0
     for gid in range(first, stop):
-        if room(logs, counts, worst) >= 0:
+        if log_events and (
+            counts[C_COMBATS] + worst[0] > logs.c_game.shape[0]
+            or counts[C_BIDS] + worst[1] > logs.b_game.shape[0]
+            or counts[C_CARDS] + worst[2] > logs.k_game.shape[0]
+            or (trace and counts[C_TRACE] + worst[3] > logs.e_data.shape[0])
+        ):
             return gid
         g = gid - start
         rot = gid % n if rotate else 0
         key = game_key(seed, np.uint64(gid // n if rotate else gid))
         seed_streams(st.rng[: 1 + n], key, game_key(seed, np.uint64(gid)) if rotate else key)
         deal(tb, st)
-        st.verbose = 1 if logs.e_data.shape[0] > 0 else 0
+        st.verbose = 1 if trace else 0
         for s in range(n):
             logs.p_start[g * n + s] = st.pieces[s, 0] + 1
         while True:
             kind = advance(tb, st)
-            if log_events:
-                drain(st, logs, counts, gid)
-            else:
-                st.n_ev = 0
+            if kind < ROUND_DONE:  # a decision (ROUND_DONE and GAME_OVER come last)
+                s = st.actor
+                j = s - rot if s >= rot else s - rot + n
+                if lu.ids[j] == SEARCH:
+                    apply(tb, st, search_choice(lu, j, tb, st, wk, pool))
+                else:
+                    apply(tb, st, choose(lu, j, tb, st, wk))
+            if st.n_ev and log_events:  # move the engine's event records into the columns
+                rnd = st.rnd + 1
+                for i in range(st.n_ev):
+                    ev = st.ev[i, 0]
+                    if ev == EV_COMBAT:
+                        row = counts[C_COMBATS]
+                        logs.c_game[row] = gid
+                        logs.c_round[row] = rnd
+                        for k in range(8):
+                            logs.c_data[row, k] = st.ev[i, 1 + k]
+                        counts[C_COMBATS] = row + 1
+                    elif ev == EV_BID:
+                        row = counts[C_BIDS]
+                        logs.b_game[row] = gid
+                        logs.b_round[row] = rnd
+                        for k in range(5):
+                            logs.b_data[row, k] = st.ev[i, 1 + k]
+                        counts[C_BIDS] = row + 1
+                    elif ev == EV_CARD:
+                        row = counts[C_CARDS]
+                        logs.k_game[row] = gid
+                        logs.k_round[row] = rnd
+                        for k in range(5):
+                            logs.k_data[row, k] = st.ev[i, 1 + k]
+                        counts[C_CARDS] = row + 1
+                    if trace:
+                        row = counts[C_TRACE]
+                        logs.e_round[row] = rnd
+                        for k in range(EV_WIDTH):
+                            logs.e_data[row, k] = st.ev[i, k]
+                        counts[C_TRACE] = row + 1
+            st.n_ev = 0
             if kind == GAME_OVER:
                 break
-            if kind == ROUND_DONE:
-                if log_turns:
-                    log_round(tb, st, logs, counts, gid)
-                continue
-            s = st.actor
-            j = s - rot if s >= rot else s - rot + n
-            apply(tb, st, choose(lu, j, tb, st, wk, pool))
-            if log_events:
-                drain(st, logs, counts, gid)
-            else:
-                st.n_ev = 0
+            if kind == ROUND_DONE and log_turns:  # the rounds row and turns rows of the round
+                rnd = st.rnd + 1
+                row = counts[C_ROUNDS]
+                logs.r_game[row] = gid
+                logs.r_round[row] = rnd
+                logs.r_first[row] = st.order[0]
+                logs.r_climate_roll[row] = st.climate_roll
+                logs.r_climate_card[row] = st.climate_card
+                logs.r_climate_pos[row] = st.climate
+                logs.r_temperate[row] = tb.cycle[st.climate]
+                logs.r_meteor[row] = st.meteor
+                logs.r_meteor_roll[row] = st.meteor_roll
+                logs.r_impact[row] = st.impact == 1
+                counts[C_ROUNDS] = row + 1
+                row = counts[C_TURNS]
+                for s in range(n):
+                    logs.t_game[row] = gid
+                    logs.t_round[row] = rnd
+                    logs.t_seat[row] = s
+                    logs.t_initiative[row] = st.init_pos[s]
+                    logs.t_tie[row] = st.tie_how[s]
+                    for i in range(n):
+                        if st.order[i] == s:
+                            logs.t_order[row] = i
+                    logs.t_dinos[row] = st.n_dinos[s]
+                    logs.t_points[row] = st.points_p5[s]
+                    for k in range(N_GENES):
+                        logs.t_genes[row, k] = st.genes[s, k] - (st.bought[s] == k)
+                    logs.t_born[row] = st.born[s]
+                    logs.t_died_climate[row] = st.died_climate[s]
+                    logs.t_died_combat[row] = st.died_combat[s]
+                    logs.t_died_card[row] = st.died_card[s]
+                    logs.t_scored[row] = st.scored[s]
+                    logs.t_paid[row] = st.paid[s]
+                    logs.t_penalty[row] = st.penalty[s]
+                    logs.t_cards[row] = popcount(st.hand[s])
+                    row += 1
+                counts[C_TURNS] = row
         result = final_result(tb, st, winners)
         count = 0
         for s in range(n):
@@ -321,13 +285,3 @@ def play_chunk(
         logs.g_meteor[g] = st.meteor
         logs.g_rotation[g] = rot
     return stop
-
-
-@jit
-def score_of(st, seat: int) -> int:
-    """Final points with bonus (used by the adapter's checks)."""
-    return final_score(st, seat)
-
-
-PHASE_OF_WINDOW = np.array(WINDOW_PHASE, dtype=np.int8)
-"""Rulebook phase of each card window (for the cards table)."""
