@@ -19,7 +19,6 @@ import polars as pl
 from reports import common, compare, evo, plots
 from reports import dino_kontra_dino as dkd
 from reports.load import Run
-from simulate.parquet import write_atomic
 
 
 @dataclasses.dataclass
@@ -398,7 +397,7 @@ def variant_sections(run: Run) -> list[Section]:
     from simulate.variants import list_variants
 
     sections = []
-    for folder in list_variants(run.path):
+    for folder in list_variants(run.store):
         variant = Run(folder)
         if not variant.games_logged:
             continue
@@ -453,12 +452,12 @@ def ensure_variants(run: Run, games: int, workers: int | None) -> None:
     if not run.complete:
         return
     for assignments in GAME_VARIANTS.get(run.game, []):
-        folder = run.path / VARIANTS / variant_name(parse_assignments(assignments))
-        if (folder / "manifest.json").is_file() and Run(folder).complete:
+        folder = run.store.child(f"{VARIANTS}/{variant_name(parse_assignments(assignments))}")
+        if folder.exists("manifest.json") and Run(folder).complete:
             continue
         n = min(games, run.games_logged)
         print(f"playing the paired variant {', '.join(assignments)} on {n:,} games ...")
-        run_variant(run.path, assignments, make_executor(workers), n)
+        run_variant(run.store, assignments, make_executor(workers), n)
 
 
 def _header(run: Run) -> dict[str, str]:
@@ -557,13 +556,13 @@ def write_report(
     variants: bool = True,
     variant_games: int = 50_000,
     workers: int | None = None,
-) -> tuple[Path, Path]:
-    """Write ``report.html`` and ``report.md`` into the run directory; return their paths."""
-    run = Run(Path(run_dir))
+) -> tuple[str, str]:
+    """Write ``report.html`` and ``report.md`` into the run directory; return where."""
+    run = Run(run_dir)
     if variants:
         ensure_variants(run, variant_games, workers)
     sections = build_sections(run)
-    html_path, md_path = run.path / "report.html", run.path / "report.md"
-    write_atomic(html_path, render_html(run, sections).encode())
-    write_atomic(md_path, render_markdown(run, sections).encode())
-    return html_path, md_path
+    run.store.write_bytes("report.html", render_html(run, sections).encode())
+    run.store.write_bytes("report.md", render_markdown(run, sections).encode())
+    base = str(run.path).rstrip("/")
+    return f"{base}/report.html", f"{base}/report.md"

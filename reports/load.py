@@ -1,8 +1,12 @@
-"""A run directory as the analyses see it: manifest, configuration and lazy tables."""
+"""A run directory as the analyses see it: manifest, configuration and lazy tables.
+
+The run may be a local folder or an fsspec URL (``s3://...``); local parts are scanned by
+polars directly, remote ones through a pyarrow dataset on the run's filesystem.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import io
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -11,17 +15,21 @@ import polars as pl
 
 from rules.core.errors import DinolabError
 from simulate.manifest import read_manifest
+from simulate.parquet import part_name
+from simulate.storage import RunStore, open_store
 
 
-@dataclasses.dataclass
 class Run:
     """An open run directory."""
 
-    path: Path
+    def __init__(self, where: str | Path | RunStore):
+        self.store = open_store(where)
+        self.manifest: dict[str, Any] = read_manifest(self.store)
 
-    def __post_init__(self) -> None:
-        self.path = Path(self.path)
-        self.manifest: dict[str, Any] = read_manifest(self.path)
+    @property
+    def path(self) -> str | Path:
+        """The local folder, or the URL of a remote run."""
+        return self.store.local or self.store.url
 
     @property
     def config(self) -> dict[str, Any]:
@@ -45,24 +53,28 @@ class Run:
 
     def scan(self, table: str) -> pl.LazyFrame:
         """The table's finished parts (chunks listed in the manifest) as one LazyFrame."""
-        from simulate.parquet import part_name
-
         if table not in self.manifest["tables"]:
-            raise DinolabError(f"{self.path} has no table '{table}'")
-        parts = [
-            str(self.path / table / part_name(int(i)))
-            for i in sorted(self.manifest["chunks"], key=int)
-        ]
+            raise DinolabError(f"{self.store} has no table '{table}'")
+        parts = [f"{table}/{part_name(int(i))}" for i in sorted(self.manifest["chunks"], key=int)]
         if not parts:
-            raise DinolabError(f"{self.path} has no finished chunks yet")
-        return pl.scan_parquet(parts)
+            raise DinolabError(f"{self.store} has no finished chunks yet")
+        if self.store.local is not None:
+            return pl.scan_parquet([str(self.store.local / p) for p in parts])
+        import pyarrow.dataset as ds
+
+        root = self.store.root
+        dataset = ds.dataset(
+            [f"{root}/{p}" for p in parts],
+            format="parquet",
+            filesystem=self.store.pyarrow_filesystem(),
+        )
+        return pl.scan_pyarrow_dataset(dataset)
 
     def data(self, name: str) -> pl.DataFrame:
         """A data file stored beside the logs (e.g. ``dinos.parquet``)."""
-        path = self.path / name
-        if not path.is_file():
-            raise DinolabError(f"{self.path} lacks its data file {name}")
-        return pl.read_parquet(path)
+        if not self.store.exists(name):
+            raise DinolabError(f"{self.store} lacks its data file {name}")
+        return pl.read_parquet(io.BytesIO(self.store.read_bytes(name)))
 
     def cluster(self) -> pl.Expr:
         """Games that share a deal (seat rotation) are one cluster for confidence intervals."""

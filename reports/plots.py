@@ -127,7 +127,7 @@ def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_title(gene, fontsize=10)
         ax.grid(alpha=0.3)
-    for ax in axes.flat[len(genes):]:
+    for ax in axes.flat[len(genes) :]:
         ax.set_visible(False)
     axes.flat[0].legend(fontsize=7)
     fig.supxlabel("round (auction)")

@@ -118,7 +118,10 @@ def simulate(
     rules_file: Annotated[
         Path | None, typer.Option("--rules", help="A TOML file of rule changes.")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory.")] = None,
+    out: Annotated[
+        str | None,
+        typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
+    ] = None,
     workers: Annotated[
         int | None, typer.Option(help="Worker processes (default: every core).")
     ] = None,
@@ -173,10 +176,11 @@ def simulate(
     from simulate.manifest import read_manifest, run_config
     from simulate.progress import progress_bar, want_progress
     from simulate.runner import check_out_dir, run
+    from simulate.storage import open_store
 
     g = get_game(game)
     previous: RunConfig | None = None
-    if resume and out is not None and (out / "manifest.json").is_file():
+    if resume and out is not None and open_store(out).exists("manifest.json"):
         previous = run_config(read_manifest(out))
     if previous is not None and previous.game != g.name:
         raise DinolabError(f"{out} holds a {previous.game} run, not {g.name}")
@@ -205,7 +209,7 @@ def simulate(
         rules_file=str(rules_file) if rules_file else None,
     )
     if out is None:
-        out = Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}"
+        out = str(Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}")
     check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
     executor = make_executor(workers, backend, scheduler)
     show = want_progress(progress)
@@ -234,7 +238,7 @@ def _text(value) -> str:
 
 @app.command()
 def replay(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
     game_id: Annotated[int, typer.Option("--game", "-g", help="The game_id to replay.")],
 ) -> None:
     """Replay one logged game round by round, from (seed, game id), and check it against its log."""
@@ -245,7 +249,7 @@ def replay(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
     variants: Annotated[
         bool,
         typer.Option(
@@ -272,7 +276,7 @@ def report(
 
 @app.command()
 def compare(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
     assignments: Annotated[
         list[str], typer.Option("--set", help="The rule change: --set key=value (repeatable).")
     ],
@@ -309,12 +313,12 @@ def compare(
             f"{r['mean'] * 100:+.2f} pp [{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"
         )
     _echo(f"win share moved between seats: {share_moved(seats) * 100:.2f} percentage points")
-    _echo(f"stored in {out}; dinolab report {run_dir} shows it")
+    _echo(f"stored in {out.url}; dinolab report {run_dir} shows it")
 
 
 @app.command()
 def verify(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
 ) -> None:
     """Check a run: manifest, every chunk's files, checksums, row counts, schemas, game ids.
 

@@ -25,12 +25,12 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 
 from rules.core.errors import DinolabError
 from rules.core.jit import cache_dir
 from simulate.games.base import Setup
 from simulate.parquet import write_part
+from simulate.storage import open_store
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,13 +108,13 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     t0 = time.perf_counter()
     tables = setup.game.play(setup, job.seed, job.rotate, job.start, job.stop)
     rows, digests = {}, {}
-    root = Path(job.run_dir)
+    store = open_store(job.run_dir)
     for name, table in tables.items():
         try:
-            rows[name], digests[name] = write_part(root / name, job.index, table)
+            rows[name], digests[name] = write_part(store, name, job.index, table)
         except OSError as exc:
             raise ChunkWriteError(
-                f"cannot write chunk {job.index} of table {name} in {root}: {exc.strerror or exc}"
+                f"cannot write chunk {job.index} of table {name} in {store}: {exc.strerror or exc}"
             ) from None
     return ChunkResult(job.index, job.start, job.stop, rows, digests, time.perf_counter() - t0)
 

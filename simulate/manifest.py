@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,10 @@ from typing import Any
 from rules.core.errors import DinolabError
 from simulate.config import RunConfig
 from simulate.games.base import Setup
-from simulate.parquet import write_atomic
+from simulate.storage import RunStore, open_store
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
-JOURNAL = "chunks.jsonl"
 
 
 def _now() -> str:
@@ -77,28 +75,21 @@ def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) ->
     }
 
 
-def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(store: RunStore, manifest: dict[str, Any]) -> None:
     """Rewrite the whole manifest (at the start and the end of a run)."""
     manifest["updated"] = _now()
     text = json.dumps(manifest, indent=1, sort_keys=False)
-    write_atomic(run_dir / MANIFEST, text.encode())
+    store.write_bytes(MANIFEST, text.encode())
 
 
-def record_chunk(run_dir: Path, index: int, entry: dict[str, Any]) -> None:
-    """Append a finished chunk to the journal and flush it to disk."""
-    line = json.dumps({"chunk": index, **entry}, separators=(",", ":")) + "\n"
-    with open(Path(run_dir) / JOURNAL, "a", encoding="utf-8") as f:
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+def record_chunk(store: RunStore, index: int, entry: dict[str, Any]) -> None:
+    """Add a finished chunk to the journal (durably) after its files are in place."""
+    store.append_journal(index, json.dumps({"chunk": index, **entry}, separators=(",", ":")))
 
 
-def _journal(run_dir: Path) -> dict[str, dict[str, Any]]:
-    path = Path(run_dir) / JOURNAL
+def _journal(store: RunStore) -> dict[str, dict[str, Any]]:
     chunks: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
-        return chunks
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in store.journal_lines():
         try:
             entry = json.loads(line)
             index = entry.pop("chunk")
@@ -108,13 +99,15 @@ def _journal(run_dir: Path) -> dict[str, dict[str, Any]]:
     return chunks
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The manifest of ``run_dir``; a clear error when there is none or it is damaged."""
-    path = Path(run_dir) / MANIFEST
-    if not path.is_file():
-        raise DinolabError(f"{run_dir} is not a dinolab run (no {MANIFEST})")
+def read_manifest(run_dir: str | Path | RunStore) -> dict[str, Any]:
+    """The manifest of a run (journal merged); a clear error when there is none or it is
+    damaged."""
+    store = open_store(run_dir)
+    path = f"{store.url}/{MANIFEST}"
+    if not store.exists(MANIFEST):
+        raise DinolabError(f"{store.url} is not a dinolab run (no {MANIFEST})")
     try:
-        manifest = json.loads(path.read_text())
+        manifest = json.loads(store.read_bytes(MANIFEST))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DinolabError(f"{path} is damaged: {exc}") from None
     if manifest.get("tool") != "dinolab" or "config" not in manifest:
@@ -124,7 +117,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise DinolabError(
             f"{path} has schema version {version}; this dinolab reads version {SCHEMA_VERSION}"
         )
-    manifest["chunks"].update(_journal(Path(run_dir)))
+    manifest["chunks"].update(_journal(store))
     return manifest
 
 

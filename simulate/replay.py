@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pyarrow.compute as pc
@@ -10,19 +11,21 @@ import pyarrow.parquet as pq
 from rules.core.errors import DinolabError
 from simulate.manifest import read_manifest, run_config
 from simulate.parquet import part_name
+from simulate.storage import RunStore, open_store
 
 
-def logged_rows(run_dir: Path, table: str, chunk: int, game_id: int):
+def logged_rows(store: RunStore, table: str, chunk: int, game_id: int):
     """The rows of ``game_id`` in one table's part file (None when the part is missing)."""
-    path = Path(run_dir) / table / part_name(chunk)
-    if not path.is_file():
+    name = f"{table}/{part_name(chunk)}"
+    if not store.exists(name):
         return None
-    t = pq.read_table(path)
+    t = pq.read_table(io.BytesIO(store.read_bytes(name)))
     return t.filter(pc.equal(t["game_id"], game_id))
 
 
-def replay_game(run_dir: Path, game_id: int) -> str:
+def replay_game(run_dir: str | Path | RunStore, game_id: int) -> str:
     """Text of game ``game_id`` of a run, ending with whether it matches the log."""
+    run_dir = open_store(run_dir)
     manifest = read_manifest(run_dir)
     config = run_config(manifest)
     if not 0 <= game_id < config.games:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,6 @@ from simulate.config import RunConfig
 from simulate.executors import ChunkJob, Executor
 from simulate.games.base import Setup
 from simulate.manifest import (
-    JOURNAL,
     MANIFEST,
     new_manifest,
     read_manifest,
@@ -31,12 +29,12 @@ from simulate.manifest import (
     run_config,
     write_manifest,
 )
-from simulate.parquet import remove_temporaries, write_atomic
+from simulate.storage import RunStore, open_store
 
 
 @dataclasses.dataclass
 class RunSummary:
-    run_dir: Path
+    run_dir: str
     games: int
     games_run: int
     chunks_run: int
@@ -48,13 +46,16 @@ class RunSummary:
         return self.games_run / self.seconds if self.seconds > 0 else float("nan")
 
 
-def check_out_dir(out: Path, config: RunConfig, *, resume: bool, force: bool) -> str:
+def check_out_dir(
+    out: str | Path | RunStore, config: RunConfig, *, resume: bool, force: bool
+) -> str:
     """Decide what to do with ``out`` without touching it: 'new', 'resume' or 'replace'."""
+    out = open_store(out)
     if resume and force:
         raise DinolabError("--resume and --force contradict each other; choose one")
     if out.exists() and not out.is_dir():
         raise DinolabError(f"--out {out} exists and is not a directory")
-    empty = not out.exists() or not any(out.iterdir())
+    empty = out.is_empty()
     if resume:
         if empty:
             raise DinolabError(f"nothing to resume in {out}: it is empty or missing")
@@ -69,29 +70,27 @@ def check_out_dir(out: Path, config: RunConfig, *, resume: bool, force: bool) ->
         raise DinolabError(
             f"{out} is not empty; use --resume to finish that run or --force to replace it"
         )
-    if not (out / MANIFEST).is_file():
+    if not out.exists(MANIFEST):
         raise DinolabError(f"refusing to replace {out}: it is not a dinolab run directory")
     read_manifest(out)
     return "replace"
 
 
-def _clear_run(out: Path, setup: Setup) -> None:
-    """Remove what a previous run wrote (tables, data, manifest, report), nothing else."""
+def _clear_run(out: RunStore, setup: Setup) -> None:
+    """Remove what a previous run wrote (tables, data, variants, report), nothing else."""
     manifest = read_manifest(out)
     names = set(manifest.get("tables", {})) | {t.name for t in setup.game.tables}
-    for name in names:
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
-    for name in [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]:
-        (out / name).unlink(missing_ok=True)
-    (out / MANIFEST).unlink()
-    (out / JOURNAL).unlink(missing_ok=True)
+    files = [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]
+    for name in [*sorted(names), *files, "variants"]:
+        out.remove(name)
+    out.clear_journal()
+    out.remove(MANIFEST)
 
 
 def run(
     config: RunConfig,
     setup: Setup,
-    out: Path,
+    out: str | Path | RunStore,
     executor: Executor,
     *,
     resume: bool = False,
@@ -99,30 +98,29 @@ def run(
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
     """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress."""
-    out = Path(out)
+    out = open_store(out)
     mode = check_out_dir(out, config, resume=resume, force=force)
     if mode == "replace":
         _clear_run(out, setup)
     if mode == "resume":
         manifest = read_manifest(out)
-        remove_temporaries(out)
+        out.remove_temporaries()
     else:
         files = setup.game.data_files(setup)
         digests = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
         manifest = new_manifest(config, setup, digests)
         created = not out.exists()
         try:
-            out.mkdir(parents=True, exist_ok=True)
             for name, data in files.items():
-                write_atomic(out / name, data)
+                out.write_bytes(name, data)
             write_manifest(out, manifest)
         except OSError as exc:
             if created:  # leave nothing half-made behind
-                shutil.rmtree(out, ignore_errors=True)
+                out.remove("")
             raise DinolabError(f"cannot write the run directory {out}: {exc.strerror}") from None
     done = manifest["chunks"]
     jobs = [
-        ChunkJob(str(out), config.seed, config.rotate, i, start, stop)
+        ChunkJob(out.url, config.seed, config.rotate, i, start, stop)
         for i, start, stop in config.chunks()
         if str(i) not in done
     ]
@@ -143,5 +141,5 @@ def run(
         executor.close()
     manifest["status"] = "complete"
     write_manifest(out, manifest)
-    (out / JOURNAL).unlink(missing_ok=True)  # the manifest now lists every chunk
-    return RunSummary(out, config.games, games_run, len(jobs), time.perf_counter() - t0, True)
+    out.clear_journal()  # the manifest now lists every chunk
+    return RunSummary(out.url, config.games, games_run, len(jobs), time.perf_counter() - t0, True)

@@ -18,6 +18,7 @@ from simulate.config import RunConfig
 from simulate.executors import Executor
 from simulate.manifest import read_manifest, run_config
 from simulate.runner import RunSummary, run
+from simulate.storage import RunStore, open_store
 
 VARIANTS = "variants"
 
@@ -49,24 +50,24 @@ def variant_config(base: RunConfig, assignments: list[str], games: int | None) -
 
 
 def run_variant(
-    run_dir: Path,
+    run_dir: str | Path | RunStore,
     assignments: list[str],
     executor: Executor,
     games: int | None = None,
     on_chunk=None,
-) -> tuple[Path, RunSummary | None]:
-    """Play (or finish) the paired variant of a run; returns its folder."""
-    base = run_config(read_manifest(run_dir))
+) -> tuple[RunStore, RunSummary | None]:
+    """Play (or finish) the paired variant of a run; returns its store."""
+    store = open_store(run_dir)
+    base = run_config(read_manifest(store))
     config = variant_config(base, assignments, games)
-    out = Path(run_dir) / VARIANTS / variant_name(parse_assignments(assignments))
-    resume = out.is_dir() and any(out.iterdir())
+    out = store.child(f"{VARIANTS}/{variant_name(parse_assignments(assignments))}")
+    resume = not out.is_empty()
     summary = run(config, config.setup(), out, executor, resume=resume, on_chunk=on_chunk)
     return out, summary
 
 
-def list_variants(run_dir: Path) -> list[Path]:
-    """Variant folders of a run that hold a manifest."""
-    folder = Path(run_dir) / VARIANTS
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if (p / "manifest.json").is_file())
+def list_variants(run_dir: str | Path | RunStore) -> list[RunStore]:
+    """Variant runs inside a run (folders of ``variants/`` that hold a manifest)."""
+    store = open_store(run_dir)
+    children = [store.child(f"{VARIANTS}/{name}") for name in store.listdir(VARIANTS)]
+    return [c for c in children if c.exists("manifest.json")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 from pathlib import Path
 
 import pyarrow.compute as pc
@@ -19,7 +20,8 @@ import pyarrow.parquet as pq
 
 from simulate.games import get_game
 from simulate.manifest import read_manifest, run_config
-from simulate.parquet import TMP_PREFIX, part_name
+from simulate.parquet import part_name
+from simulate.storage import TMP_PREFIX, RunStore, open_store
 
 
 @dataclasses.dataclass
@@ -38,17 +40,9 @@ class Report:
         return "\n".join(lines)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def verify_run(run_dir: str | Path, *, max_problems: int = 50) -> Report:
+def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Report:
     """Check a run directory; never raises for a damaged run, only reports."""
-    root = Path(run_dir)
+    root = open_store(run_dir)
     report = Report()
     manifest = read_manifest(root)  # a missing or unreadable manifest is a user error (exit 2)
     config = run_config(manifest)
@@ -90,51 +84,50 @@ def verify_run(run_dir: str | Path, *, max_problems: int = 50) -> Report:
                 f"the configuration says {start}..{stop}"
             )
         for table, schema in declared.items():
-            path = root / table / part_name(int(index))
-            if not path.is_file():
-                problem(f"{table}/{path.name} is missing")
+            name = f"{table}/{part_name(int(index))}"
+            if not root.exists(name):
+                problem(f"{name} is missing")
                 continue
-            if _sha256(path) != entry["sha256"].get(table):
-                problem(f"{table}/{path.name} does not match its recorded checksum")
+            data = root.read_bytes(name)
+            if hashlib.sha256(data).hexdigest() != entry["sha256"].get(table):
+                problem(f"{name} does not match its recorded checksum")
                 continue
             try:
-                pf = pq.ParquetFile(path)
-                data = pf.read(columns=["game_id"])
+                pf = pq.ParquetFile(io.BytesIO(data))
+                ids = pf.read(columns=["game_id"])["game_id"]
             except Exception as exc:  # a damaged file, whatever pyarrow says about it
-                problem(f"{table}/{path.name} cannot be read: {exc}")
+                problem(f"{name} cannot be read: {exc}")
                 continue
             if pf.metadata.num_rows != entry["rows"].get(table):
                 problem(
-                    f"{table}/{path.name} has {pf.metadata.num_rows} rows, the manifest "
-                    f"says {entry['rows'].get(table)}"
+                    f"{name} has {pf.metadata.num_rows} rows, the manifest says "
+                    f"{entry['rows'].get(table)}"
                 )
             if not pf.schema_arrow.equals(schema):
-                problem(f"{table}/{path.name} has schema {pf.schema_arrow}, expected {schema}")
-            ids = data["game_id"]
+                problem(f"{name} has schema {pf.schema_arrow}, expected {schema}")
             if len(ids) and (pc.min(ids).as_py() < start or pc.max(ids).as_py() >= stop):
-                problem(f"{table}/{path.name} holds game ids outside {start}..{stop - 1}")
+                problem(f"{name} holds game ids outside {start}..{stop - 1}")
             if table == "games":
                 unique = pc.count_distinct(ids).as_py()
                 if len(ids) != stop - start or unique != stop - start:
                     problem(
-                        f"games/{path.name} holds {len(ids)} rows for {unique} distinct "
-                        f"games; expected each of {start}..{stop - 1} once"
+                        f"{name} holds {len(ids)} rows for {unique} distinct games; expected "
+                        f"each of {start}..{stop - 1} once"
                     )
                 else:
                     seen_games += stop - start
     report.checked.append(
-        f"{len(set(listed) & set(chunks))} chunks x {len(declared)} tables: "
-        "files, checksums, row counts, schemas, game-id ranges"
+        f"{len(set(listed) & set(chunks))} chunks x {len(declared)} tables: files, checksums, "
+        "row counts, schemas, game-id ranges"
     )
     report.checked.append(f"{seen_games:,} of {config.games:,} games present exactly once")
-    strays = [p for p in root.rglob(f"{TMP_PREFIX}*")]
+    strays = [f"{t}/{n}" for t in declared for n in root.listdir(t) if n.startswith(TMP_PREFIX)]
     if strays:
         problem(
-            f"{len(strays)} temporary file(s) left by an interrupted run, e.g. "
-            f"{strays[0].relative_to(root)} (dinolab simulate ... --resume removes them)"
+            f"{len(strays)} temporary file(s) left by an interrupted run, e.g. {strays[0]} "
+            "(dinolab simulate ... --resume removes them)"
         )
     for name, digest in manifest["data"]["files"].items():
-        path = root / name
-        if not path.is_file() or _sha256(path) != digest:
+        if not root.exists(name) or hashlib.sha256(root.read_bytes(name)).hexdigest() != digest:
             problem(f"data file {name} is missing or changed")
     return report

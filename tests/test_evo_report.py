@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyarrow.dataset as ds
 import pytest
@@ -51,8 +53,8 @@ def test_gene_values_recover_a_planted_effect():
 
 def test_evo_report_and_paired_tail_variant(evo_run):
     html, md = write_report(evo_run, variant_games=200)
-    assert html.read_text().count("data:image/png") >= 4
-    text = md.read_text()
+    assert Path(html).read_text().count("data:image/png") >= 4
+    text = Path(md).read_text()
     for title in (
         "Gene prices against gene values",
         "Initiative: what playing first is worth",

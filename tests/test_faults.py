@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from simulate import parquet
 from simulate.manifest import read_manifest
+from simulate.storage import LocalStore
 from simulate.verify import verify_run
 from tests.faults import (
     ARGS,
@@ -75,16 +75,16 @@ def test_disk_full_is_a_clear_error_and_the_run_stays_resumable(
     tmp_path, reference, cli_module, monkeypatch
 ):
     out = tmp_path / "run"
-    real = parquet.write_atomic
+    real = LocalStore.write_bytes
     calls = {"n": 0}
 
-    def flaky(path, data):
+    def flaky(self, rel, data):
         calls["n"] += 1
-        if "turns" in str(path) and calls["n"] > 12:
+        if rel.startswith("turns/") and calls["n"] > 12:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(path, data)
+        return real(self, rel, data)
 
-    monkeypatch.setattr(parquet, "write_atomic", flaky)
+    monkeypatch.setattr(LocalStore, "write_bytes", flaky)
     r = cli_module("simulate", *ARGS, "--workers", "1", "--out", out)
     assert r.code == 2
     assert r.err.startswith("error: cannot write chunk") and "No space left on device" in r.err
@@ -92,7 +92,7 @@ def test_disk_full_is_a_clear_error_and_the_run_stays_resumable(
     done = chunks_done(out)
     assert 0 < done < 30
     assert not list(out.rglob(".tmp-*"))
-    monkeypatch.setattr(parquet, "write_atomic", real)
+    monkeypatch.setattr(LocalStore, "write_bytes", real)
     r = cli_module("simulate", "dkd", "--out", out, "--resume", "--workers", "1")
     assert r.code == 0, r.err
     assert parquet_files(out) == reference

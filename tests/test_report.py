@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pyarrow.dataset as ds
@@ -22,7 +23,7 @@ def table(run_dir, name):
 @pytest.fixture(scope="module")
 def report(dkd_run):
     html, md = write_report(dkd_run)
-    return html.read_text(), md.read_text()
+    return Path(html).read_text(), Path(md).read_text()
 
 
 def md_row(md: str, first_cell: str) -> list[str]:
