@@ -126,3 +126,33 @@ def test_data_files_describe_the_run():
     assert files["map.csv"].decode().startswith("region,terrain")
     assert "provisional-4" in GAME.describe_data(s)
     assert len(GAME.data_digest(s)) == 64
+
+
+def test_every_card_gets_played_and_only_in_its_windows():
+    from rules.evo.cards import CARDS, WINDOW_NAMES
+
+    cards = GAME.play(setup("random"), 6, False, 0, 400)["cards"].to_pydict()
+    assert set(cards["card"]) == set(range(1, 27))
+    assert min(cards["round"]) >= 3
+    for card, window, reaction in zip(cards["card"], cards["window"], cards["reaction"],
+                                      strict=True):
+        assert reaction == (card == 16)
+        if not reaction:
+            assert WINDOW_NAMES.index(window) in CARDS[card - 1].windows, (card, window)
+
+
+def test_tail_variant_keeps_the_same_weather_and_meteor_dice():
+    lineup = "heuristic[cards=0]"
+    base = GAME.play(setup(lineup), 9, False, 0, 60)["rounds"].to_pydict()
+    variant = GAME.play(setup(lineup, initiative_tails="false"), 9, False, 0, 60)["rounds"]
+    variant = variant.to_pydict()
+    rolls = {(g, r): (c, m) for g, r, c, m in zip(base["game_id"], base["round"],
+                                                  base["climate_roll"], base["meteor_roll"],
+                                                  strict=True)}
+    same = 0
+    for g, r, c, m in zip(variant["game_id"], variant["round"], variant["climate_roll"],
+                          variant["meteor_roll"], strict=True):
+        if (g, r) in rolls:
+            assert rolls[(g, r)] == (c, m)
+            same += 1
+    assert same > 300
