@@ -28,7 +28,10 @@ from simulate.games import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 YARDSTICK_SOURCE = ROOT.parent / "shared" / "bench" / "dkd_reference.c"
-BENCH_LINEUP = {"dino-kontra-dino": ("greedy", 4)}
+BENCH_LINEUP = {"dino-kontra-dino": ("greedy", 4), "evo": ("heuristic", 4)}
+"""The lineup and player count each game is benchmarked with."""
+INTERPRETED_GAMES = {"dino-kontra-dino": 300, "evo": 6}
+"""Games played interpreted (NUMBA_DISABLE_JIT=1): enough for a rate, not minutes of waiting."""
 
 
 def build_yardstick(folder: Path) -> Path:
@@ -93,7 +96,7 @@ def measure_simulate(args: list[str]) -> tuple[float, int]:
     def sample() -> None:
         while not stop.is_set():
             peak[0] = max(peak[0], _tree_rss(proc.pid))
-            stop.wait(0.05)
+            stop.wait(0.1)
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -113,7 +116,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
         raise DinolabError(f"no benchmark defined for {game.name}")
     lineup, players = BENCH_LINEUP[game.name]
     n_e2e = games or 1_000_000
-    n_kernel = 1_000_000
+    n_kernel = 1_000_000 if game.name == "dino-kontra-dino" else 100_000
     setup = game.setup(game.parameters(), players, lineup)
     game.warmup(setup)
     rows: list[tuple[str, str]] = []
@@ -136,7 +139,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
         rows.append(("C yardstick (same deck and bots, no logs), 1 core", f"{c_rate:,.0f} games/s"))
         rows.append(("kernel on the yardstick's deck, no logs, 1 core", f"{ours:,.0f} games/s"))
         rows.append(("ratio kernel / C", f"{ours / c_rate:.2f}"))
-    n_interp = 300
+    n_interp = INTERPRETED_GAMES.get(game.name, 10)
     interp = _interpreted_rate(game.name, lineup, players, n_interp)
     rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", f"{interp:,.0f} games/s"))
     rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))

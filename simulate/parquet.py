@@ -1,11 +1,13 @@
-"""Parquet parts: written whole under a temporary name, then renamed into place.
+"""Parquet parts: one file per chunk and table, encoded in memory and stored in one piece.
 
-A killed writer therefore never leaves a half file under a final name. Settings: zstd level 1,
-the kernels' small integer dtypes, dictionary encoding (categories and small ints), delta
-encoding for the sorted ``game_id``, and min/max statistics on the key columns only
-(``game_id``, ``round``, ``seat``) so readers can skip row groups by game. Measured on a
-50,000-game Dino Kontra Dino chunk, these settings wrote the smallest files and were as fast as
-any other zstd choice.
+The store makes the write atomic (a local rename, or one object-store put), so a killed writer
+never leaves a half file under a final name. Settings: zstd level 1,
+the kernels' small integer dtypes, dictionary encoding for categories and small ints, delta
+encoding for the key columns (``game_id``, ``round``, ``seat``: sorted or cyclic) and min/max
+statistics on them only, so readers can skip row groups by game. Measured on a 25,000-game
+Dino Kontra Dino chunk: the smallest files of the zstd settings tried, and 8% faster than
+dictionary-encoding the keys too (plain or delta for every int column is 25% faster but 20-40%
+bigger).
 """
 
 from __future__ import annotations
@@ -28,16 +30,15 @@ def part_name(index: int) -> str:
 def encode(table: pa.Table) -> bytes:
     """A table as the bytes of one Parquet file, with the settings above."""
     sink = pa.BufferOutputStream()
-    stats = [c for c in KEY_COLUMNS if c in table.column_names]
-    delta = {"game_id": "DELTA_BINARY_PACKED"} if "game_id" in table.column_names else None
+    keys = [c for c in KEY_COLUMNS if c in table.column_names]
     pq.write_table(
         table,
         sink,
         compression="zstd",
         compression_level=1,
-        use_dictionary=[c for c in table.column_names if c != "game_id"],
-        column_encoding=delta,
-        write_statistics=stats,
+        use_dictionary=[c for c in table.column_names if c not in keys],
+        column_encoding=dict.fromkeys(keys, "DELTA_BINARY_PACKED") or None,
+        write_statistics=keys,
         row_group_size=max(table.num_rows, 1),
     )
     return sink.getvalue().to_pybytes()

@@ -85,9 +85,9 @@ def make_table(deck: Deck, n_players: int, hand_size: int, first_holder: int, co
     t.first_holder, t.counts_both = first_holder, int(counts_both)
     t.traits[: deck.n_dinos] = deck.kernel_dinos()
     t.needs[: deck.n_events] = deck.kernel_events()
-    for d in range(deck.n_dinos):
-        for e in range(deck.n_events):
-            t.power[d, e] = strength(t, d, e)
+    # strength(), vectorised: the dino's values in the event's one or two required traits
+    traits, needs = t.traits[: deck.n_dinos].astype(np.int64), t.needs[: deck.n_events]
+    t.power[: deck.n_dinos, : deck.n_events] = traits[:, needs[:, 0]] + traits[:, needs[:, 1]]
     return tb
 
 

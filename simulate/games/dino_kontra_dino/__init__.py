@@ -86,7 +86,7 @@ class DinoKontraDino(Game):
     parameters = DkdParameters
     registry = REGISTRY
     default_strategy = "greedy"
-    default_chunk = 25_000
+    default_chunk = 50_000
     tables = (GAMES, PLAYERS, ROUNDS, TURNS)
 
     def load_data(self, params: DkdParameters, n_players: int) -> Deck:
@@ -94,7 +94,7 @@ class DinoKontraDino(Game):
         params.check_players(n_players, deck)
         return deck
 
-    def _inputs(self, setup: Setup):
+    def build_inputs(self, setup: Setup):
         p: DkdParameters = setup.params
         tb = make_table(
             setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
@@ -115,7 +115,7 @@ class DinoKontraDino(Game):
         turns: bool = True,
     ) -> Logs:
         """Play games ``start .. stop-1`` into fresh column buffers."""
-        tb, lu, st = self._inputs(setup)
+        tb, lu, st = self.kernel_inputs(setup)
         logs = allocate(
             stop - start, setup.n_players, self.rounds(setup), setup.params.hand_size, trace, turns
         )

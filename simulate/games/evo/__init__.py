@@ -162,7 +162,7 @@ class Evo(Game):
         params.check_players(n_players)
         return EvoData(params.load_map(n_players))
 
-    def _inputs(self, setup: Setup):
+    def build_inputs(self, setup: Setup):
         p: EvoParameters = setup.params
         tb = make_table(p, setup.data.map, setup.n_players)
         work = np.zeros(1, WORK).view(np.recarray)
@@ -191,7 +191,7 @@ class Evo(Game):
     ) -> tuple[Logs, np.ndarray]:
         """Play games ``start .. stop-1`` into fresh column buffers; return them and the row
         counts (turns, rounds, combats, bids, cards, trace)."""
-        tb, lu, states, work = self._inputs(setup)
+        tb, lu, states, work = self.kernel_inputs(setup)
         n, rounds = setup.n_players, setup.params.max_rounds(setup.n_players)
         logs = allocate(stop - start, n, rounds, (12, n * rounds, 16), trace, turns)
         counts = np.zeros(6, dtype=np.int64)

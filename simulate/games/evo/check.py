@@ -56,7 +56,7 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
     """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
     from simulate.games.evo import GAME
 
-    tbs, lus, states, work = GAME._inputs(setup)
+    tbs, lus, states, work = GAME.build_inputs(setup)  # fresh: not the kernel's cached scratch
     tb, lu, st, wk = tbs[0], lus[0], states[0], work[0]
     pool = states[1:]
     n = setup.n_players
