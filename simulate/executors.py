@@ -21,6 +21,7 @@ import dataclasses
 import fcntl
 import multiprocessing as mp
 import os
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -94,6 +95,26 @@ def init_worker(setup: Setup, key: str = "") -> None:
     _SETUP, _SETUP_KEY = setup, key
 
 
+def watch_parent(interval: float = 0.5) -> None:
+    """Exit this worker soon after its parent dies (a killed driver must not leave workers
+    behind, idle or still playing a chunk nobody will record)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="dinolab-parent-watch", daemon=True).start()
+
+
+def init_pool_worker(setup: Setup) -> None:
+    """Start of a local pool worker: watch the parent, then :func:`init_worker`."""
+    watch_parent()
+    init_worker(setup)
+
+
 def ensure_worker(setup: Setup, key: str) -> None:
     """Initialise this worker for ``setup`` unless it already is (long-lived cluster workers)."""
     if key != _SETUP_KEY or _SETUP is None:
@@ -154,7 +175,7 @@ class ProcessExecutor(Executor):
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=mp.get_context("spawn"),
-            initializer=init_worker,
+            initializer=init_pool_worker,
             initargs=(setup,),
         )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import time
+from pathlib import Path
 
 import pytest
 
@@ -64,8 +66,16 @@ def test_only_the_driver_killed(tmp_path, reference, cli_module):
     out = tmp_path / "run"
     proc = start(out)
     wait_for(out, 2, proc)
-    os.kill(proc.pid, signal.SIGKILL)  # orphaned workers may still finish a chunk
+    workers = children(proc.pid)
+    assert workers
+    os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    deadline = time.time() + 10
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    alive = [w for w in workers if Path(f"/proc/{w}/stat").exists()
+             and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"]
+    assert not alive, "workers exit when their driver dies"
     r = cli_module("simulate", "dkd", "--out", out, "--resume", "--workers", "2")
     assert r.code == 0, r.err
     assert parquet_files(out) == reference
