@@ -1,7 +1,8 @@
 """``dinolab bench``: kernel and end-to-end throughput, measured the same way every time.
 
-* Kernel: one core, the game's benchmark lineup, with and without the log buffers; the best
-  of three repetitions (machines are noisy; the best run is the least disturbed one).
+* Kernel: one core, the game's benchmark lineup, with and without the log buffers, played in
+  the game's chunk size into fresh buffers as a run plays it; the best of five repetitions
+  (machines are noisy; the best run is the least disturbed one).
 * For Dino Kontra Dino, the plain C yardstick (``shared/bench/dkd_reference.c``) is compiled
   and run in the same session, so the ratio to C is meaningful even on a noisy machine.
 * Interpreted: the same kernel under ``NUMBA_DISABLE_JIT=1`` (subprocess), for the speed-up.
@@ -122,7 +123,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows: list[tuple[str, str]] = []
 
     def best(log: bool) -> float:
-        return max(n_kernel / game.benchmark_kernel(setup, n_kernel, log) for _ in range(3))
+        return max(n_kernel / game.benchmark_kernel(setup, n_kernel, log) for _ in range(5))
 
     kernel_nolog = best(False)
     kernel_log = best(True)
@@ -135,7 +136,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
         with tempfile.TemporaryDirectory() as tmp:
             exe = build_yardstick(Path(tmp))
             c_rate = max(_yardstick_rate(exe, n_kernel) for _ in range(3))
-        ours = max(n_kernel / game.benchmark_kernel(ys_setup, n_kernel, False) for _ in range(3))
+        ours = max(n_kernel / game.benchmark_kernel(ys_setup, n_kernel, False) for _ in range(5))
         rows.append(("C yardstick (same deck and bots, no logs), 1 core", f"{c_rate:,.0f} games/s"))
         rows.append(("kernel on the yardstick's deck, no logs, 1 core", f"{ours:,.0f} games/s"))
         rows.append(("ratio kernel / C", f"{ours / c_rate:.2f}"))

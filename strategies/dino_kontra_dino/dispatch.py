@@ -30,6 +30,13 @@ def choose(lineup, j: int, tb, st, seat: int) -> int:
         return play_blind(tb, st, seat, lineup.params[j, 0])
     if sid == CAUTIOUS:
         return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
-    if sid == MONTECARLO:
+    return choose_search(lineup, j, tb, st, seat)
+
+
+@jit
+def choose_search(lineup, j: int, tb, st, seat: int) -> int:
+    """The search bots, kept out of :func:`choose`: their scratch allocations made every
+    greedy decision ~8% slower when they shared its body."""
+    if lineup.ids[j] == MONTECARLO:
         return play_montecarlo(tb, st, seat, lineup.params[j, 0])
     return 0
