@@ -127,16 +127,19 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     if setup is None:
         raise RuntimeError("worker not initialised")
     t0 = time.perf_counter()
-    tables = setup.game.play(setup, job.seed, job.rotate, job.start, job.stop)
     rows, digests = {}, {}
     store = open_store(job.run_dir)
-    for name, table in tables.items():
-        try:
-            rows[name], digests[name] = write_part(store, name, job.index, table)
-        except OSError as exc:
-            raise ChunkWriteError(
-                f"cannot write chunk {job.index} of table {name} in {store}: {exc.strerror or exc}"
-            ) from None
+    with setup.game.reused_buffers():  # this chunk's tables are written before the next
+        tables = setup.game.play(setup, job.seed, job.rotate, job.start, job.stop)
+        for name, table in tables.items():
+            try:
+                rows[name], digests[name] = write_part(store, name, job.index, table)
+            except OSError as exc:
+                raise ChunkWriteError(
+                    f"cannot write chunk {job.index} of table {name} in {store}: "
+                    f"{exc.strerror or exc}"
+                ) from None
+        del tables
     return ChunkResult(job.index, job.start, job.stop, rows, digests, time.perf_counter() - t0)
 
 

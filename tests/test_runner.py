@@ -155,3 +155,17 @@ def test_a_changed_deck_file_is_a_different_run(tmp_path):
     cfg2, setup2 = config(assignments=[f"deck={deck}"])
     with pytest.raises(DinolabError, match="data_digest"):
         run(cfg2, setup2, out, InlineExecutor(), resume=True)
+
+
+def test_reused_buffers_give_the_same_tables_as_fresh_ones():
+    cfg, setup = config()
+    game = setup.game
+    fresh = [game.play(setup, 3, True, a, a + 500) for a in (0, 500, 1000)]
+    with game.reused_buffers():
+        for a, expected in zip((0, 500, 1000), fresh, strict=True):
+            tables = game.play(setup, 3, True, a, a + 500)
+            for name, table in expected.items():
+                assert tables[name].equals(table), (a, name)
+    # outside the block play() allocates again, so earlier tables stay valid
+    one, two = game.play(setup, 3, True, 0, 500), game.play(setup, 3, True, 500, 1000)
+    assert one["turns"].equals(fresh[0]["turns"]) and two["turns"].equals(fresh[1]["turns"])

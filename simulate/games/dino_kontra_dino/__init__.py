@@ -114,10 +114,12 @@ class DinoKontraDino(Game):
         trace: bool = False,
         turns: bool = True,
     ) -> Logs:
-        """Play games ``start .. stop-1`` into fresh column buffers."""
+        """Play games ``start .. stop-1`` into column buffers (fresh, except inside
+        :meth:`~simulate.games.base.Game.reused_buffers`)."""
         tb, lu, st = self.kernel_inputs(setup)
-        logs = allocate(
-            stop - start, setup.n_players, self.rounds(setup), setup.params.hand_size, trace, turns
+        shape = (stop - start, setup.n_players, self.rounds(setup), setup.params.hand_size)
+        logs = self.buffers(
+            (id(setup), *shape, trace, turns), lambda: allocate(*shape, trace, turns)
         )
         with np.errstate(over="ignore"):
             rows = play_chunk(tb, lu, st, np.uint64(seed), rotate, start, stop, logs)
@@ -190,18 +192,18 @@ class DinoKontraDino(Game):
             self.run_kernel(setup, 0, False, 0, 2, trace=True)
 
     def benchmark_kernel(self, setup: Setup, n_games: int, log: bool) -> float:
-        """Kernel seconds for ``n_games`` in chunks of :attr:`default_chunk`, as a run plays
-        them (fresh buffers each chunk; Arrow conversion and Parquet not included)."""
+        """Kernel seconds for ``n_games`` in chunks of :attr:`default_chunk`, as a run's
+        workers play them (buffers reused between chunks; Arrow and Parquet not included)."""
         import time
 
         self.warmup(setup)
         total = 0.0
-        for start in range(0, n_games, self.default_chunk):
-            t0 = time.perf_counter()
-            self.run_kernel(
-                setup, 1, False, start, min(n_games, start + self.default_chunk), turns=log
-            )
-            total += time.perf_counter() - t0
+        with self.reused_buffers():
+            for start in range(0, n_games, self.default_chunk):
+                stop = min(n_games, start + self.default_chunk)
+                t0 = time.perf_counter()
+                self.run_kernel(setup, 1, False, start, stop, turns=log)
+                total += time.perf_counter() - t0
         return total
 
     def data_files(self, setup: Setup) -> dict[str, bytes]:
