@@ -271,7 +271,9 @@ def evo_sections(run: Run) -> list[Section]:
         over = summary.filter(pl.col("surplus") < 0).sort("surplus")
         under = summary.filter(pl.col("surplus") > 0).sort("surplus", descending=True)
         text = (
-            "What each gene was worth at each auction against what buyers paid. Every player "
+            f"What each gene was worth at each auction against what buyers paid, with "
+            f"{run.n_players} players (make a run per player count to compare them). "
+            "Every player "
             "buys exactly one gene per auction, so worth is only measurable relative to the "
             "other genes: values and prices are in points relative to the average gene sold "
             "that round (see reports/evo.py for the model). "

@@ -13,8 +13,9 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_executes(path, dkd_run, monkeypatch):
+def test_notebook_executes(path, dkd_run, evo_run, monkeypatch):
     monkeypatch.setenv("DINOLAB_RUN", str(dkd_run))
+    monkeypatch.setenv("DINOLAB_RUN_EVO", str(evo_run))
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent.parent)}})
