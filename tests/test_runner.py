@@ -158,7 +158,7 @@ def test_a_changed_deck_file_is_a_different_run(tmp_path):
 
 
 def test_reused_buffers_give_the_same_tables_as_fresh_ones():
-    cfg, setup = config()
+    _, setup = config()
     game = setup.game
     fresh = [game.play(setup, 3, True, a, a + 500) for a in (0, 500, 1000)]
     with game.reused_buffers():
