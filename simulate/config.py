@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from rules.core.errors import DinolabError
@@ -18,6 +19,8 @@ from simulate.games import get_game
 from simulate.games.base import Setup
 
 MAX_SEED = 2**64 - 1
+MAX_GAMES = 10**15
+"""Thirty years at a million games a second; larger numbers are typos (and game ids are int64)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,12 +66,15 @@ class RunConfig:
                 out.append(f"{k}: {b[k]!r} -> {a[k]!r}")
         return out
 
-    def chunks(self) -> list[tuple[int, int, int]]:
-        """(index, start, stop) of every chunk."""
-        return [
-            (i, start, min(start + self.chunk_size, self.games))
-            for i, start in enumerate(range(0, self.games, self.chunk_size))
-        ]
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def chunks(self) -> Iterator[tuple[int, int, int]]:
+        """(index, start, stop) of every chunk, lazily: a run's plan never holds them all."""
+        for i in range(self.n_chunks):
+            start = i * self.chunk_size
+            yield i, start, min(start + self.chunk_size, self.games)
 
     def setup(self) -> Setup:
         """Rebuild and validate the game setup this configuration describes."""
@@ -104,8 +110,8 @@ def build_config(
     values.update(parse_assignments(assignments or []))
     params = game.parameters().with_values(values)
     setup = game.setup(params, players, strategies)
-    if games < 1:
-        raise DinolabError(f"--games must be at least 1, got {games}")
+    if not 1 <= games <= MAX_GAMES:
+        raise DinolabError(f"--games must be in 1..10**15, got {games}")
     if not 0 <= seed <= MAX_SEED:
         raise DinolabError(f"--seed must be in 0..2**64-1, got {seed}")
     chunk = game.default_chunk if chunk_size is None else chunk_size

@@ -17,6 +17,7 @@ of worker processes is started for a quick try.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 
@@ -63,22 +64,21 @@ class DaskExecutor(Executor):
     def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
         from distributed import as_completed
 
-        queue = list(jobs)
-        if not queue:
+        queue = iter(jobs)  # consumed lazily, a bounded window of tasks in flight
+        first = next(queue, None)
+        if first is None:
             return
-        queue.reverse()
         key = f"{setup.game.name}-{id(setup)}-{os.getpid()}"
         remote = self.client.scatter(setup, broadcast=True, hash=False)
         window = 2 * max(self.workers, 1)
         pending = as_completed()
-        for _ in range(min(window, len(queue))):
-            job = queue.pop()
+        for job in [first, *itertools.islice(queue, window - 1)]:
             pending.add(self.client.submit(dask_chunk, remote, key, job, pure=False))
         for future in pending:
             result = future.result()
             future.release()
-            if queue:
-                job = queue.pop()
+            job = next(queue, None)
+            if job is not None:
                 pending.add(self.client.submit(dask_chunk, remote, key, job, pure=False))
             yield result
 

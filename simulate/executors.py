@@ -183,18 +183,21 @@ class ProcessExecutor(Executor):
         )
 
     def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
-        queue = list(jobs)
-        queue.reverse()
+        queue = iter(jobs)  # consumed lazily: a plan of many chunks is never held whole
+        pending = next(queue, None)
         retry: list[ChunkJob] = []
         window = 2 * self.workers
-        while queue or retry:
+        while pending is not None or retry:
             pool = self._pool(setup)
             running: dict[Future, ChunkJob] = {}
             broken = False
             try:
-                while (queue or retry or running) and not broken:
-                    while len(running) < window and (retry or queue):
-                        job = retry.pop() if retry else queue.pop()
+                while (pending is not None or retry or running) and not broken:
+                    while len(running) < window and (retry or pending is not None):
+                        if retry:
+                            job = retry.pop()
+                        else:
+                            job, pending = pending, next(queue, None)
                         running[pool.submit(run_chunk, job)] = job
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:

@@ -119,27 +119,31 @@ def run(
                 out.remove("")
             raise DinolabError(f"cannot write the run directory {out}: {exc.strerror}") from None
     done = manifest["chunks"]
-    jobs = [
+    jobs = (
         ChunkJob(out.url, config.seed, config.rotate, i, start, stop)
         for i, start, stop in config.chunks()
         if str(i) not in done
-    ]
+    )
     games_done = sum(c["stop"] - c["start"] for c in done.values())
     if on_chunk:
         on_chunk(games_done, config.games)
     t0 = time.perf_counter()
-    games_run = 0
-    try:
-        for result in executor.run(setup, jobs):
-            done[str(result.index)] = result.to_manifest()
-            record_chunk(out, result.index, done[str(result.index)])
-            games_run += result.stop - result.start
-            games_done += result.stop - result.start
-            if on_chunk:
-                on_chunk(games_done, config.games)
-    finally:
+    games_run = chunks_run = 0
+    if len(done) < config.n_chunks:
+        try:
+            for result in executor.run(setup, jobs):
+                done[str(result.index)] = result.to_manifest()
+                record_chunk(out, result.index, done[str(result.index)])
+                games_run += result.stop - result.start
+                games_done += result.stop - result.start
+                chunks_run += 1
+                if on_chunk:
+                    on_chunk(games_done, config.games)
+        finally:
+            executor.close()
+    else:
         executor.close()
     manifest["status"] = "complete"
     write_manifest(out, manifest)
     out.clear_journal()  # the manifest now lists every chunk
-    return RunSummary(out.url, config.games, games_run, len(jobs), time.perf_counter() - t0, True)
+    return RunSummary(out.url, config.games, games_run, chunks_run, time.perf_counter() - t0, True)

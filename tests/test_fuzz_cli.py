@@ -52,10 +52,11 @@ def simulate_args(draw):
     game = draw(st.sampled_from(GAMES))
     name = draw(st.sampled_from(NAMES)) if draw(st.integers(0, 4)) else draw(JUNK)
     args = ["simulate", name, "--workers", "1", "--no-progress"]
-    if draw(st.booleans()):
-        args += ["--games", draw(st.one_of(st.sampled_from(["1", "3", "8"]), NUMBERS))]
-    else:
-        args += ["--games", "4"]
+    # --games: small valid counts, or values that must be refused. A huge count that were
+    # accepted would make this test play forever; refusing it is part of what is tested.
+    refused = st.sampled_from(["0", "-1", "2.5", "1e3", "x", "", "99999999999999999999"])
+    games = st.sampled_from(["1", "3", "8"]) if draw(st.booleans()) else refused
+    args += ["--games", draw(games) if draw(st.integers(0, 3)) else "4"]
     if draw(st.booleans()):
         players = st.integers(game.min_players, game.max_players).map(str)
         args += ["--players", draw(players if draw(st.integers(0, 2)) else NUMBERS)]
