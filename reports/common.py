@@ -10,12 +10,10 @@ with ``--rotate`` the P games of one deal form a cluster (:func:`reports.stats.c
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from reports.load import Run
-from reports.stats import Z95, clustered_mean, wilson
+from reports.stats import clustered_mean, wilson
 
 
 def with_win_share(run: Run) -> pl.LazyFrame:
@@ -47,33 +45,26 @@ def balance(seats: pl.DataFrame) -> float:
     return 1.0 - float(seats["mean"].max() - seats["mean"].min())
 
 
+def distribution(lf: pl.LazyFrame, column: str) -> pl.DataFrame:
+    """Games per value of ``column``, with each value's share and its Wilson interval."""
+    df = lf.group_by(column).agg(games=pl.len()).collect(engine="streaming").sort(column)
+    total = int(df["games"].sum())
+    ci = [wilson(g, total) for g in df["games"]]
+    return df.with_columns(
+        share=pl.col("games") / total,
+        lo=pl.Series([c[0] for c in ci], dtype=pl.Float64),
+        hi=pl.Series([c[1] for c in ci], dtype=pl.Float64),
+    )
+
+
 def shared_wins(run: Run) -> pl.DataFrame:
     """How many games ended in a shared victory, by number of winners, with Wilson intervals."""
-    df = (
-        run.scan("games")
-        .group_by("n_winners")
-        .agg(games=pl.len())
-        .collect(engine="streaming")
-        .sort("n_winners")
-    )
-    total = int(df["games"].sum())
-    rows = []
-    for k, g in df.iter_rows():
-        lo, hi = wilson(g, total)
-        rows.append({"n_winners": k, "games": g, "share": g / total, "lo": lo, "hi": hi})
-    return pl.DataFrame(rows)
+    return distribution(run.scan("games"), "n_winners")
 
 
 def game_length(run: Run) -> pl.DataFrame:
     """Distribution of game length in rounds."""
-    df = (
-        run.scan("games")
-        .group_by("rounds")
-        .agg(games=pl.len())
-        .collect(engine="streaming")
-        .sort("rounds")
-    )
-    return df.with_columns(share=pl.col("games") / pl.col("games").sum())
+    return distribution(run.scan("games"), "rounds")
 
 
 def convergence(run: Run, points: int = 8) -> pl.DataFrame:
@@ -98,8 +89,3 @@ def _geometric(a: int, b: int, k: int) -> list[float]:
         return [b]
     r = (b / a) ** (1 / (k - 1))
     return [a * r**i for i in range(k)]
-
-
-def games_for_precision(se_per_game: float, half_width: float) -> int:
-    """Games needed for a 95% interval of ``half_width`` given one game's standard deviation."""
-    return math.ceil((Z95 * se_per_game / half_width) ** 2)

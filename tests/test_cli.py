@@ -195,3 +195,32 @@ def test_verify_reports_damage_with_exit_1(cli, dkd_run, tmp_path):
     assert r.code == 1
     assert "turns/part-00001.parquet does not match its recorded checksum" in r.out
     assert "games/part-00002.parquet is missing" in r.out
+
+
+def test_compare_plays_a_paired_variant_and_refuses_bad_changes(cli, dkd_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(dkd_run, run)
+    for args, message in [
+        (["--set", "bogus=1"], "unknown rule key 'bogus'"),
+        (["--set", "hand_size=3"], "changes no rule"),
+        (["--set", "first_holder=-1", "--games", "0"], "--games must be in 1..4000"),
+    ]:
+        r = cli("compare", run, *args)
+        assert r.code == 2 and message in r.err and r.err.count("\n") == 1
+    assert not (run / "variants").exists()
+    r = cli(
+        "compare",
+        run,
+        "--set",
+        "first_holder=-1",
+        "--games",
+        "800",
+        "--workers",
+        "1",
+        "--no-progress",
+    )
+    assert r.code == 0, r.err
+    assert "paired comparison over 800 games" in r.out and "seat 0:" in r.out
+    assert (run / "variants" / "first_holder=-1" / "manifest.json").is_file()

@@ -102,8 +102,3 @@ def shuffle(a: np.ndarray, rng: np.ndarray, k: int) -> None:
         t = a[i]
         a[i] = a[j]
         a[j] = t
-
-
-def root_seed(seed: int) -> np.uint64:
-    """A user's seed (any non-negative integer below 2**64) as the kernels' ``uint64``."""
-    return np.uint64(seed)

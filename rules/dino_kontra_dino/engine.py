@@ -5,7 +5,8 @@ One round, as the rulebook plays it:
 1. The top event is revealed front up (:func:`current_event`).
 2. Every player secretly chooses one dinosaur from their hand (the bots, in ``strategies/``).
 3. Reveal; a dinosaur's *strength* is its value in the required trait, or the sum of the two
-   required traits of a two-trait event (:func:`strength`, precomputed in ``Table.power``).
+   required traits of a two-trait event (:func:`make_table` computes it once for every card
+   and event, into ``TABLE.power``).
 4. The highest strength wins the event card and takes the figure. Ties go to the figure holder;
    if the holder is not tied, to the tied player nearest the holder going clockwise
    (:func:`round_winner`; seats are numbered clockwise).
@@ -85,7 +86,8 @@ def make_table(deck: Deck, n_players: int, hand_size: int, first_holder: int, co
     t.first_holder, t.counts_both = first_holder, int(counts_both)
     t.traits[: deck.n_dinos] = deck.kernel_dinos()
     t.needs[: deck.n_events] = deck.kernel_events()
-    # strength(), vectorised: the dino's values in the event's one or two required traits
+    # strength: the dino's value in the event's required trait, plus the second trait's for a
+    # two-trait event (a one-trait event's second code is NO_TRAIT, whose column reads 0)
     traits, needs = t.traits[: deck.n_dinos].astype(np.int64), t.needs[: deck.n_events]
     t.power[: deck.n_dinos, : deck.n_events] = traits[:, needs[:, 0]] + traits[:, needs[:, 1]]
     return tb
@@ -133,14 +135,6 @@ def deal(tb, st) -> None:
 def current_event(st) -> int:
     """The event on top of the pile: the one this round resolves."""
     return st.events[st.turn]
-
-
-@jit
-def strength(tb, card: int, event: int) -> int:
-    """A dinosaur's total in the event's required trait(s) (trait code 4 reads 0)."""
-    return np.int64(tb.traits[card, tb.needs[event, 0]]) + np.int64(
-        tb.traits[card, tb.needs[event, 1]]
-    )
 
 
 @jit
