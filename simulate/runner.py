@@ -143,6 +143,9 @@ def run(
             executor.close()
     else:
         executor.close()
+    # Every chunk is in place and no worker is left, so any temporary file is an orphan of a
+    # worker killed mid-write (its chunk was redone): sweep it before calling the run complete.
+    out.remove_temporaries()
     manifest["status"] = "complete"
     write_manifest(out, manifest)
     out.clear_journal()  # the manifest now lists every chunk

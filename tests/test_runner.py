@@ -107,6 +107,22 @@ def test_resume_after_a_crash_finishes_only_what_is_missing(tmp_path):
     assert files(out) == files(tmp_path / "clean")
 
 
+def test_a_temporary_file_orphaned_mid_run_is_swept_at_the_end(tmp_path):
+    """A worker SIGKILLed while writing leaves its temporary file; the finished run has none."""
+    from simulate.verify import verify_run
+
+    cfg, setup = config()
+    out = tmp_path / "run"
+
+    def orphan(done: int, total: int) -> None:
+        if 0 < done < total:  # as a worker killed mid-write would leave it
+            (out / "turns" / f".tmp-part-0000{done // 1000}.parquet.999").write_bytes(b"half")
+
+    run(cfg, setup, out, InlineExecutor(), on_chunk=orphan)
+    assert not list(out.rglob(".tmp-*"))
+    assert verify_run(out).ok
+
+
 def test_refusals_leave_everything_untouched(tmp_path):
     cfg, setup = config()
     out = tmp_path / "run"
