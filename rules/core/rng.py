@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -39,7 +39,7 @@ CHANCE = 0
 """Index of the chance stream; bot streams follow at ``1 + seat``."""
 
 
-@jit
+@jit_inline
 def mix64(z: np.uint64) -> np.uint64:
     """The splitmix64 output function."""
     z = (z ^ (z >> _S30)) * _M1
@@ -47,7 +47,7 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@jit
+@jit_inline
 def game_key(seed: np.uint64, index: np.uint64) -> np.uint64:
     """The key of game ``index`` in a run seeded with ``seed`` (never zero)."""
     x = mix64(seed + index * GOLDEN + GOLDEN)
@@ -56,7 +56,7 @@ def game_key(seed: np.uint64, index: np.uint64) -> np.uint64:
     return x
 
 
-@jit
+@jit_inline
 def seed_streams(rng: np.ndarray, key: np.uint64, bot_key: np.uint64) -> None:
     """Fill ``rng``: slot 0 with the chance stream of ``key``, slots 1.. with bot streams.
 
@@ -71,7 +71,7 @@ def seed_streams(rng: np.ndarray, key: np.uint64, bot_key: np.uint64) -> None:
         rng[s] = x
 
 
-@jit
+@jit_inline
 def next_u64(rng: np.ndarray, k: int) -> np.uint64:
     """Next 64-bit output of xorshift64* stream ``k``."""
     v = rng[k]
@@ -82,13 +82,13 @@ def next_u64(rng: np.ndarray, k: int) -> np.uint64:
     return v * _STAR
 
 
-@jit
+@jit_inline
 def bounded(rng: np.ndarray, k: int, n: int) -> int:
     """Uniform integer in ``[0, n)`` by Lemire's multiply-shift (``n`` < 2**32)."""
     return np.int64(((next_u64(rng, k) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@jit
+@jit_inline
 def uniform(rng: np.ndarray, k: int) -> float:
     """Uniform float in ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(rng, k) >> _S11) * (1.0 / 9007199254740992.0)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit, records
+from rules.core.jit import jit_inline, records
 from rules.core.rng import CHANCE, bounded
 from rules.dino_kontra_dino.deck import NO_TRAIT, Deck
 
@@ -98,7 +98,7 @@ def new_states(n: int) -> np.ndarray:
     return records(n, STATE)
 
 
-@jit
+@jit_inline
 def deal(tb, st) -> None:
     """Setup: shuffle both piles, deal the hands one card at a time, give out the figure.
 
@@ -131,13 +131,13 @@ def deal(tb, st) -> None:
     st.drawing = 1
 
 
-@jit
+@jit_inline
 def current_event(st) -> int:
     """The event on top of the pile: the one this round resolves."""
     return st.events[st.turn]
 
 
-@jit
+@jit_inline
 def round_winner(tb, st) -> int:
     """Highest score wins; ties go to the holder, else to the tied seat nearest clockwise."""
     n = tb.n_players
@@ -153,7 +153,7 @@ def round_winner(tb, st) -> int:
     return st.holder
 
 
-@jit
+@jit_inline
 def play_round(tb, st, slots) -> int:
     """Resolve the current event with each seat playing hand slot ``slots[seat]``.
 
@@ -185,7 +185,7 @@ def play_round(tb, st, slots) -> int:
     return w
 
 
-@jit
+@jit_inline
 def refill(tb, st) -> None:
     """Everyone draws one card, or, when the pile cannot serve every player, set it aside."""
     if st.drawing == 0:
@@ -201,13 +201,13 @@ def refill(tb, st) -> None:
     st.hand_len = hl + 1
 
 
-@jit
+@jit_inline
 def game_over(tb, st) -> bool:
     """True once the hands are played out (or, with a designer's deck, the events run out)."""
     return st.hand_len == 0 or st.turn >= tb.n_events
 
 
-@jit
+@jit_inline
 def compare_players(st, a: int, b: int) -> int:
     """Sign of (a - b) in the final order: events won, then predation, size, speed, adaptability."""
     d = st.wins[a] - st.wins[b]
@@ -218,7 +218,7 @@ def compare_players(st, a: int, b: int) -> int:
     return 1 if d > 0 else (-1 if d < 0 else 0)
 
 
-@jit
+@jit_inline
 def final_result(tb, st, winners) -> int:
     """Mark every winner in ``winners`` (bool [P]); return the sole winner or -1 if shared."""
     n = tb.n_players

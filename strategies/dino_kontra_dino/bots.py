@@ -10,19 +10,19 @@ returns the *slot* of its hand to play.
 
 from __future__ import annotations
 
-from rules.core.jit import jit
+from rules.core.jit import jit_inline
 from rules.core.rng import bounded
 
 RANDOM, GREEDY, BLIND, CAUTIOUS = 0, 1, 2, 3
 
 
-@jit
+@jit_inline
 def play_random(st, seat: int) -> int:
     """Uniform over the hand."""
     return bounded(st.rng, 1 + seat, st.hand_len)
 
 
-@jit
+@jit_inline
 def play_greedy(tb, st, seat: int) -> int:
     """The strongest card for this event; the first such card in hand order on a tie."""
     ev = st.events[st.turn]
@@ -34,7 +34,7 @@ def play_greedy(tb, st, seat: int) -> int:
     return slot
 
 
-@jit
+@jit_inline
 def prior_strength(tb, st, card: int, first: int) -> float:
     """Mean strength of ``card`` over the events not yet resolved, from pile position ``first``.
 
@@ -48,7 +48,7 @@ def prior_strength(tb, st, card: int, first: int) -> float:
     return total / count if count > 0 else 0.0
 
 
-@jit
+@jit_inline
 def play_blind(tb, st, seat: int, memory: float) -> int:
     """Does not know the required traits: plays the card with the best expected strength.
 
@@ -64,7 +64,7 @@ def play_blind(tb, st, seat: int, memory: float) -> int:
     return slot
 
 
-@jit
+@jit_inline
 def play_cautious(tb, st, seat: int, aim: float, figure: float) -> int:
     """Win with the card it needs least later; when it cannot expect to win, throw its worst.
 

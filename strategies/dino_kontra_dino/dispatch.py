@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from strategies.dino_kontra_dino.bots import (
     BLIND,
     CAUTIOUS,
@@ -18,7 +18,7 @@ from strategies.dino_kontra_dino.search import play_montecarlo
 MONTECARLO = 4
 
 
-@jit
+@jit_inline
 def choose(lineup, j: int, tb, st, seat: int) -> int:
     """The hand slot that lineup position ``j``'s bot plays from ``seat``."""
     sid = lineup.ids[j]
