@@ -17,12 +17,39 @@ from strategies.core.registry import StrategyError
 
 ROOT = Path(__file__).resolve().parents[1]
 ISSUE_COLUMNS = {
-    "turns": ["initiative", "dinos", "points", "tails", "legs", "horns", "eggs", "furs",
-              "parasols", "mutations", "born", "died_climate", "died_combat"],
-    "rounds": ["climate_roll", "climate_card", "temperate", "meteor_space", "meteor_roll",
-               "impact"],
-    "combats": ["game_id", "round", "attacker_seat", "defender_seat", "attacker_horns",
-                "defender_horns", "roll", "attacker_won"],
+    "turns": [
+        "initiative",
+        "dinos",
+        "points",
+        "tails",
+        "legs",
+        "horns",
+        "eggs",
+        "furs",
+        "parasols",
+        "mutations",
+        "born",
+        "died_climate",
+        "died_combat",
+    ],
+    "rounds": [
+        "climate_roll",
+        "climate_card",
+        "temperate",
+        "meteor_space",
+        "meteor_roll",
+        "impact",
+    ],
+    "combats": [
+        "game_id",
+        "round",
+        "attacker_seat",
+        "defender_seat",
+        "attacker_horns",
+        "defender_horns",
+        "roll",
+        "attacker_won",
+    ],
     "bids": ["game_id", "round", "seat", "gene", "bid", "paid", "mutations"],
     "cards": ["game_id", "round", "seat", "card", "phase"],
 }
@@ -67,7 +94,7 @@ def test_same_seed_same_tables_and_chunking_does_not_matter():
 def test_rotation_shares_the_deal():
     s = setup()
     players = GAME.play(s, 3, True, 0, 8)["players"].to_pydict()
-    starts = [players["start_region"][i * 4:(i + 1) * 4] for i in range(8)]
+    starts = [players["start_region"][i * 4 : (i + 1) * 4] for i in range(8)]
     assert starts[0] == starts[1] == starts[2] == starts[3]
     assert starts[4] == starts[7]
     labels = players["strategy"]
@@ -134,8 +161,9 @@ def test_every_card_gets_played_and_only_in_its_windows():
     cards = GAME.play(setup("random"), 6, False, 0, 400)["cards"].to_pydict()
     assert set(cards["card"]) == set(range(1, 27))
     assert min(cards["round"]) >= 3
-    for card, window, reaction in zip(cards["card"], cards["window"], cards["reaction"],
-                                      strict=True):
+    for card, window, reaction in zip(
+        cards["card"], cards["window"], cards["reaction"], strict=True
+    ):
         assert reaction == (card == 16)
         if not reaction:
             assert WINDOW_NAMES.index(window) in CARDS[card - 1].windows, (card, window)
@@ -146,12 +174,20 @@ def test_tail_variant_keeps_the_same_weather_and_meteor_dice():
     base = GAME.play(setup(lineup), 9, False, 0, 60)["rounds"].to_pydict()
     variant = GAME.play(setup(lineup, initiative_tails="false"), 9, False, 0, 60)["rounds"]
     variant = variant.to_pydict()
-    rolls = {(g, r): (c, m) for g, r, c, m in zip(base["game_id"], base["round"],
-                                                  base["climate_roll"], base["meteor_roll"],
-                                                  strict=True)}
+    rolls = {
+        (g, r): (c, m)
+        for g, r, c, m in zip(
+            base["game_id"], base["round"], base["climate_roll"], base["meteor_roll"], strict=True
+        )
+    }
     same = 0
-    for g, r, c, m in zip(variant["game_id"], variant["round"], variant["climate_roll"],
-                          variant["meteor_roll"], strict=True):
+    for g, r, c, m in zip(
+        variant["game_id"],
+        variant["round"],
+        variant["climate_roll"],
+        variant["meteor_roll"],
+        strict=True,
+    ):
         if (g, r) in rolls:
             assert rolls[(g, r)] == (c, m)
             same += 1

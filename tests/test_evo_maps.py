@@ -22,8 +22,10 @@ def test_map_files_are_the_generator_output():
         assert path.read_text(encoding="utf-8") == text, f"run python -m rules.evo.mapgen ({path})"
 
 
-@pytest.mark.parametrize(("name", "players"), [("provisional-3", 3), ("provisional-4", 4),
-                                                ("provisional-4-mm", 4), ("provisional-5", 5)])
+@pytest.mark.parametrize(
+    ("name", "players"),
+    [("provisional-3", 3), ("provisional-4", 4), ("provisional-4-mm", 4), ("provisional-5", 5)],
+)
 def test_provisional_maps_follow_the_spec(name, players):
     m = load_map(name, players)
     halves = LAYOUTS[name]

@@ -17,8 +17,9 @@ from rules.evo.params import EvoParameters
 from simulate.games.evo import GAME
 from simulate.games.evo.check import play_checked
 
-BOTS = st.sampled_from(["random", "heuristic", "heuristic[cards=0,aggression=1]",
-                        "heuristic[foresight=0,bid=3]"])
+BOTS = st.sampled_from(
+    ["random", "heuristic", "heuristic[cards=0,aggression=1]", "heuristic[foresight=0,bid=3]"]
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -38,12 +39,19 @@ BOTS = st.sampled_from(["random", "heuristic", "heuristic[cards=0,aggression=1]"
 def test_invariants_hold_and_the_kernel_agrees(
     seed, game_id, n, bots, start_points, harder, tails, dinos, dealt, track, climate_cards
 ):
-    params = EvoParameters().with_values({
-        "start_points": start_points, "harder": harder, "initiative_tails": tails,
-        "dinos_per_player": dinos, "cards_dealt": dealt, "meteor_last_space": track[0],
-        "meteor_die_spaces": track[1], "meteor_strikes_up_to": track[2],
-        "climate_cards_per_round": climate_cards,
-    })
+    params = EvoParameters().with_values(
+        {
+            "start_points": start_points,
+            "harder": harder,
+            "initiative_tails": tails,
+            "dinos_per_player": dinos,
+            "cards_dealt": dealt,
+            "meteor_last_space": track[0],
+            "meteor_die_spaces": track[1],
+            "meteor_strikes_up_to": track[2],
+            "climate_cards_per_round": climate_cards,
+        }
+    )
     setup = GAME.setup(params, n, ",".join(bots[:n]))
     game = play_checked(setup, seed, game_id)
     assert 1 <= game.rounds <= params.max_rounds(n)

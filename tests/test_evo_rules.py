@@ -88,8 +88,7 @@ def test_climate_example_1_marker_on_green():
 def test_climate_example_2_marker_on_grey():
     tb, _, _ = empty_board()
     z = tb.zone[GREY]
-    assert (z[MOUNTAINS], z[HILLS], z[DESERT], z[PLAINS]) == (TEMPERATE, WARM, SCORCHING,
-                                                              SCORCHING)
+    assert (z[MOUNTAINS], z[HILLS], z[DESERT], z[PLAINS]) == (TEMPERATE, WARM, SCORCHING, SCORCHING)
 
 
 def test_climate_track_is_a_cycle_with_two_green_and_two_brown_fields():

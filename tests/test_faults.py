@@ -73,8 +73,12 @@ def test_only_the_driver_killed(tmp_path, reference, cli_module):
     deadline = time.time() + 10
     while any(Path(f"/proc/{w}").exists() for w in workers) and time.time() < deadline:
         time.sleep(0.1)
-    alive = [w for w in workers if Path(f"/proc/{w}/stat").exists()
-             and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"]
+    alive = [
+        w
+        for w in workers
+        if Path(f"/proc/{w}/stat").exists()
+        and Path(f"/proc/{w}/stat").read_text().split()[2] != "Z"
+    ]
     assert not alive, "workers exit when their driver dies"
     r = cli_module("simulate", "dkd", "--out", out, "--resume", "--workers", "2")
     assert r.code == 0, r.err

@@ -17,8 +17,12 @@ def test_notebook_executes(path, dkd_run, evo_run, monkeypatch):
     monkeypatch.setenv("DINOLAB_RUN", str(dkd_run))
     monkeypatch.setenv("DINOLAB_RUN_EVO", str(evo_run))
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent.parent)}},
+    )
     client.execute(env=dict(os.environ))
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]

@@ -23,8 +23,15 @@ from tests.test_runner import CrashAfter, files  # noqa: E402
 
 
 def config():
-    return build_config("dkd", n_players=4, strategies="greedy,cautious,blind,random",
-                        rotate=True, seed=8, games=2000, chunk_size=500)
+    return build_config(
+        "dkd",
+        n_players=4,
+        strategies="greedy,cautious,blind,random",
+        rotate=True,
+        seed=8,
+        games=2000,
+        chunk_size=500,
+    )
 
 
 def test_a_run_on_an_object_store_is_byte_identical_to_a_local_one(tmp_path, cli):

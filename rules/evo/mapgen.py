@@ -82,8 +82,9 @@ def grow_half(name: str) -> dict[Hex, tuple[int, bool]]:
                 blob.add(f)
                 break
     # Distance from the half's own shore (hexes across the seam count as land).
-    shore = [h for h in sorted(blob) if any(n not in blob and _side_ok(n, side)
-                                             for n in _neighbours(h))]
+    shore = [
+        h for h in sorted(blob) if any(n not in blob and _side_ok(n, side) for n in _neighbours(h))
+    ]
     depth = {h: 1 for h in shore}
     todo = deque(shore)
     while todo:

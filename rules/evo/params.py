@@ -70,8 +70,9 @@ class EvoParameters(Parameters):
         lo=0,
         hi=3,
     )
-    climate_start: int = param(0, "field of the climate track the marker starts on", lo=0,
-                               hi=MAX_CYCLE - 1)
+    climate_start: int = param(
+        0, "field of the climate track the marker starts on", lo=0, hi=MAX_CYCLE - 1
+    )
     climate_die: tuple[int, ...] = param(
         (-1, 0, 1, 1, 1, 1),
         "climate marker steps for die faces 1-6 (1 back, 2 stay, 3-6 forward)",
@@ -97,11 +98,17 @@ class EvoParameters(Parameters):
         0, "meteor start space; 0 = the number of players", lo=0, hi=MAX_SPACES - 1
     )
     meteor_last_space: int = param(
-        14, "the game ends when the meteor reaches this space", source="spec default (Q3)",
-        lo=2, hi=MAX_SPACES - 1,
+        14,
+        "the game ends when the meteor reaches this space",
+        source="spec default (Q3)",
+        lo=2,
+        hi=MAX_SPACES - 1,
     )
     meteor_die_spaces: tuple[int, ...] = param(
-        (11, 12, 13), "meteor spaces that show a die", source="spec default (Q3)", lo=1,
+        (11, 12, 13),
+        "meteor spaces that show a die",
+        source="spec default (Q3)",
+        lo=1,
         hi=MAX_SPACES - 1,
     )
     meteor_strikes_up_to: tuple[int, ...] = param(
@@ -115,10 +122,10 @@ class EvoParameters(Parameters):
         False,
         "the seed's harder variant: one gene fewer, passing allowed, no meteor move in rounds 1-2",
     )
-    no_card_rounds: int = param(2, "rounds at the start in which no card may be played",
-                                lo=0, hi=MAX_SPACES)
-    climate_cards_per_round: int = param(1, "climate-changing cards allowed per round",
-                                         lo=0, hi=3)
+    no_card_rounds: int = param(
+        2, "rounds at the start in which no card may be played", lo=0, hi=MAX_SPACES
+    )
+    climate_cards_per_round: int = param(1, "climate-changing cards allowed per round", lo=0, hi=3)
     bid_over_points: int = param(
         0,
         "a bid may cost up to this much more than the bidder's points (0: never more; "
@@ -132,19 +139,23 @@ class EvoParameters(Parameters):
     )
     giant_horns: int = param(2, "Óriásgén: horns added on attack", lo=0, hi=10)
     big_brother_horns: int = param(2, "Nagytestvér: horns added on defence", lo=0, hi=10)
-    tough_young_horns: int = param(1, "Kemény kölykök: horns of an attacking newborn", lo=0,
-                                   hi=10)
+    tough_young_horns: int = param(1, "Kemény kölykök: horns of an attacking newborn", lo=0, hi=10)
     overflier_points: int = param(3, "Genetikai fölény: points it pays", lo=0, hi=20)
     gene_guard_raise: int = param(
-        3, "Génorzás: a bid outbidding its player must be this much higher (normally 1)",
-        source="spec 10.2 ('your bid + 3 instead of + 1')", lo=1, hi=20,
+        3,
+        "Génorzás: a bid outbidding its player must be this much higher (normally 1)",
+        source="spec 10.2 ('your bid + 3 instead of + 1')",
+        lo=1,
+        hi=20,
     )
     surprise_points: int = param(2, "Váratlan gén: points at the end", lo=0, hi=20)
     catastrophe_steps: int = param(2, "Katasztrófa: climate fields forward", lo=-5, hi=5)
-    flood_dies_up_to: int = param(3, "Vízözön: a coast dino dies on d6 + parasols up to this",
-                                  lo=0, hi=12)
-    wander_reach: int = param(3, "Vándorló ivadékok: newborns up to this many regions away",
-                              lo=1, hi=10)
+    flood_dies_up_to: int = param(
+        3, "Vízözön: a coast dino dies on d6 + parasols up to this", lo=0, hi=12
+    )
+    wander_reach: int = param(
+        3, "Vándorló ivadékok: newborns up to this many regions away", lo=1, hi=10
+    )
     survival_gene_all_losses: bool = param(
         False,
         "Túlélőgén counts every dino lost this round (default: only those lost in phase 5)",
@@ -162,13 +173,15 @@ class EvoParameters(Parameters):
         if len(self.gene_bag) != 8:
             raise RuleError(f"rule 'gene_bag' needs 8 counts, got {len(self.gene_bag)}")
         if not 0 < sum(self.gene_bag) <= MAX_BAG:
-            raise RuleError(f"rule 'gene_bag' must hold 1..{MAX_BAG} tiles, got "
-                            f"{sum(self.gene_bag)}")
+            raise RuleError(
+                f"rule 'gene_bag' must hold 1..{MAX_BAG} tiles, got {sum(self.gene_bag)}"
+            )
         if len(self.portrait) != 7:
             raise RuleError(f"rule 'portrait' needs 7 counts, got {len(self.portrait)}")
         if not 2 <= len(self.climate_cycle) <= MAX_CYCLE:
-            raise RuleError(f"rule 'climate_cycle' needs 2..{MAX_CYCLE} fields, got "
-                            f"{len(self.climate_cycle)}")
+            raise RuleError(
+                f"rule 'climate_cycle' needs 2..{MAX_CYCLE} fields, got {len(self.climate_cycle)}"
+            )
         if self.climate_start >= len(self.climate_cycle):
             raise RuleError(
                 f"rule 'climate_start' must be 0..{len(self.climate_cycle) - 1} for a "

@@ -107,6 +107,7 @@ WORK = np.dtype(
 )
 """Scratch space of the bots (a record, so passing it costs nothing)."""
 
+
 def _mask(*numbers: int) -> int:
     return sum(1 << (c - 1) for c in numbers)
 

@@ -148,8 +148,18 @@ def popcount(x: np.int64) -> int:
 
 @jit
 def play_chunk(
-    tables, lineups, states, work, seed, rotate: bool, start: int, first: int, stop: int,
-    logs, counts, worst,
+    tables,
+    lineups,
+    states,
+    work,
+    seed,
+    rotate: bool,
+    start: int,
+    first: int,
+    stop: int,
+    logs,
+    counts,
+    worst,
 ) -> int:
     """Play games ``first .. stop-1`` of the chunk that starts at ``start``; return the index of
     the first game not played (``stop`` when done; earlier when a buffer needs to grow).
