@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# montecarlo bots make chunks slow enough (~0.1 s) to be killed in the middle of a run
+# montecarlo bots make chunks slow enough (~0.1 s each) to be killed in the middle of a run
+LINEUP = "montecarlo[rollouts=16],greedy,cautious"
 ARGS = [
     "dkd",
     "--games",
@@ -22,7 +23,7 @@ ARGS = [
     "--chunk-size",
     "60",
     "--strategy",
-    "montecarlo[rollouts=8],greedy,cautious",
+    LINEUP,
     "--rotate",
     "--no-progress",
 ]

@@ -15,7 +15,7 @@ from simulate.config import build_config  # noqa: E402
 from simulate.dask_backend import DaskExecutor  # noqa: E402
 from simulate.executors import InlineExecutor, ProcessExecutor  # noqa: E402
 from simulate.runner import run  # noqa: E402
-from tests.faults import ARGS, chunks_done, parquet_files  # noqa: E402
+from tests.faults import ARGS, LINEUP, chunks_done, parquet_files  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +46,7 @@ def test_local_one_and_two_workers_and_a_dask_cluster_write_the_same_bytes(tmp_p
 def test_a_dask_worker_killed_mid_chunk(tmp_path, dask_executor, cli_module):
     reference = tmp_path / "ref"
     assert cli_module("simulate", *ARGS, "--workers", "1", "--out", reference).code == 0
-    args = dict(n_players=3, strategies="montecarlo[rollouts=8],greedy,cautious", rotate=True,
-                seed=5, games=1800, chunk_size=60)  # fmt: skip
+    args = dict(n_players=3, strategies=LINEUP, rotate=True, seed=5, games=1800, chunk_size=60)
     cfg, setup = build_config("dkd", **args)
     out = tmp_path / "run"
     pids = list(dask_executor.client.run(os.getpid).values())
