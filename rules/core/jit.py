@@ -1,11 +1,12 @@
 """Numba configuration shared by every kernel.
 
 All kernels use :data:`jit` (``njit(cache=True, nogil=True)``). numba never inlines one
-compiled function into another, so small helpers called many times per game use
-:data:`jit_inline` (the same, inlined in numba's IR): in Dino Kontra Dino the calls alone were a
-third of the kernel's time. The cache lives in a project-local directory, so the first worker
-compiles (under a file lock) and the others load the compiled code instead of compiling
-concurrently (concurrent first-time writes break numba's cache).
+compiled function into another, so small functions on the hot path (the RNG, the Dino Kontra
+Dino engine and its cheap bots) use :data:`jit_inline` (the same, inlined in numba's IR): in
+Dino Kontra Dino the calls alone were a third of the kernel's time. The cache lives in a
+project-local directory, so the first worker compiles (under a file lock) and the others load
+the compiled code instead of compiling concurrently (concurrent first-time writes break
+numba's cache).
 ``NUMBA_DISABLE_JIT=1`` runs the very same code as plain Python, for debugging and coverage.
 
 numba invalidates a cached function only when *its own* file changes, not when a function it
