@@ -2,7 +2,11 @@
 
 A lineup is written ``greedy,random,cautious[aim=0.7,figure=2]``: one entry per seat, each a
 registered name with optional ``[key=value,...]`` overrides of its parameters. The kernels
-receive it as one :data:`LINEUP` record: ``ids[j]`` and ``params[j]`` of lineup position ``j``.
+receive it as one record of the game's :attr:`Registry.lineup_dtype`: ``ids[j]``,
+``params[j, :]`` and ``forbid[j, :]`` of lineup position ``j``. The parameter vector is as long
+as the game's widest strategy needs; ``forbid[j, o]`` is 1 when lineup position ``j`` may choose
+option ``o`` of the game's restrictable options only when nothing else is legal (restricted
+play, Jaffe et al. 2012).
 """
 
 from __future__ import annotations
@@ -15,15 +19,20 @@ import numpy as np
 from rules.core.errors import DinolabError
 from rules.core.jit import records
 
-MAX_PARAMS = 8
-"""Length of every parameter vector handed to a kernel."""
 MAX_SEATS = 8
+"""Most lineup positions a kernel reads (the largest player count of any game)."""
 
-LINEUP = np.dtype(
-    [("ids", np.int64, (MAX_SEATS,)), ("params", np.float64, (MAX_SEATS, MAX_PARAMS))],
-    align=True,
-)
-"""The bots of a run, by lineup position, as the kernels read them."""
+
+def lineup_dtype(n_params: int, n_options: int) -> np.dtype:
+    """The record a kernel reads a lineup from: ids, parameter vectors and forbidden options."""
+    return np.dtype(
+        [
+            ("ids", np.int64, (MAX_SEATS,)),
+            ("params", np.float64, (MAX_SEATS, max(1, n_params))),
+            ("forbid", np.uint8, (MAX_SEATS, max(1, n_options))),
+        ],
+        align=True,
+    )
 
 
 class StrategyError(DinolabError):
@@ -47,12 +56,6 @@ class StrategyInfo:
     sid: int
     doc: str
     params: tuple[StrategyParam, ...] = ()
-
-    def defaults(self) -> np.ndarray:
-        out = np.zeros(MAX_PARAMS)
-        for i, p in enumerate(self.params):
-            out[i] = p.default
-        return out
 
     def usage(self) -> str:
         """``name[key=default,...]`` for help texts."""
@@ -92,14 +95,17 @@ class Strategy:
 
 
 class Registry:
-    """The bots of one game, by name."""
+    """The bots of one game, by name, and the options its bots can be forbidden."""
 
-    def __init__(self, game: str, infos: list[StrategyInfo]):
+    def __init__(self, game: str, infos: list[StrategyInfo], options: tuple[str, ...] = ()):
         self.game = game
         self.by_name = {i.name: i for i in infos}
+        self.options = tuple(options)
         ids = [i.sid for i in infos]
-        if len(set(ids)) != len(ids) or any(len(i.params) > MAX_PARAMS for i in infos):
+        if len(set(ids)) != len(ids) or len(set(self.options)) != len(self.options):
             raise ValueError(f"bad strategy registry for {game}")
+        self.n_params = max((len(i.params) for i in infos), default=0)
+        self.lineup_dtype = lineup_dtype(self.n_params, len(self.options))
 
     def names(self) -> list[str]:
         return list(self.by_name)
@@ -149,6 +155,23 @@ class Registry:
             )
         return [self.parse(p) for p in parts]
 
+    def lineup_record(
+        self, lineup: list[Strategy], forbid: dict[int, tuple[str, ...]] | None = None
+    ) -> np.ndarray:
+        """The lineup as a record array of length 1; ``forbid`` maps lineup positions to the
+        options they may take only when nothing else is legal."""
+        rec = records(1, self.lineup_dtype)
+        for j, s in enumerate(lineup):
+            rec[0].ids[j] = s.info.sid
+            rec[0].params[j, : len(s.values)] = s.values
+        for j, names in (forbid or {}).items():
+            for name in names:
+                if name not in self.options:
+                    known = ", ".join(self.options) or "none"
+                    raise StrategyError(f"unknown option '{name}' for {self.game} (known: {known})")
+                rec[0].forbid[j, self.options.index(name)] = 1
+        return rec
+
 
 def split_lineup(text: str) -> list[str]:
     """Split on commas that are not inside ``[...]``."""
@@ -167,12 +190,3 @@ def split_lineup(text: str) -> list[str]:
     if any(not p.strip() for p in parts) or depth != 0:
         raise StrategyError(f"cannot read strategy list {text!r}")
     return [p.strip() for p in parts]
-
-
-def lineup_record(lineup: list[Strategy]) -> np.ndarray:
-    """The :data:`LINEUP` record array (length 1) of a lineup."""
-    rec = records(1, LINEUP)
-    for j, s in enumerate(lineup):
-        rec[0].ids[j] = s.info.sid
-        rec[0].params[j, : len(s.values)] = s.values
-    return rec

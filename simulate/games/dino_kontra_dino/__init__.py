@@ -15,7 +15,6 @@ from rules.dino_kontra_dino.params import MAX_PLAYERS, MIN_PLAYERS, DkdParameter
 from simulate.columns import dictionary, table
 from simulate.games.base import Column, Game, Setup, TableSchema
 from simulate.games.dino_kontra_dino.kernel import Logs, allocate, play_chunk
-from strategies.core.registry import lineup_record
 from strategies.dino_kontra_dino import REGISTRY
 
 I8, I64, BOOL = pa.int8(), pa.int64(), pa.bool_()
@@ -99,7 +98,7 @@ class DinoKontraDino(Game):
         tb = make_table(
             setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
         )
-        return tb, lineup_record(list(setup.lineup)), new_states(1)
+        return tb, self.registry.lineup_record(list(setup.lineup)), new_states(1)
 
     def rounds(self, setup: Setup) -> int:
         return game_rounds(setup.data.n_dinos, setup.n_players, setup.params.hand_size)

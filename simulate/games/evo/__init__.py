@@ -32,7 +32,6 @@ from simulate.games.evo.kernel import (
     grow,
     play_chunk,
 )
-from strategies.core.registry import lineup_record
 from strategies.evo import REGISTRY
 from strategies.evo.heuristic import WORK
 
@@ -166,7 +165,7 @@ class Evo(Game):
         p: EvoParameters = setup.params
         tb = make_table(p, setup.data.map, setup.n_players)
         work = np.zeros(1, WORK).view(np.recarray)
-        return tb, lineup_record(list(setup.lineup)), new_states(3), work
+        return tb, self.registry.lineup_record(list(setup.lineup)), new_states(3), work
 
     def _worst(self, setup: Setup) -> np.ndarray:
         """Most combat, bid, card and trace rows one game can write."""
