@@ -1,0 +1,332 @@
+"""Dinosaur Table Battles card data: dino cards and their action cards, loaded from CSV.
+
+The card list is not public (spec 0.2: only the T-Rex's first action card is known, from the
+designer's blog). ``data/provisional_cards.csv`` is a provisional pool consistent with every
+fact the seed gives (the suggested first-game teams and their 12 and 13 hit markers, the
+passives and targeting restrictions it describes, the expansion's Air/Water classes and the
+replaced Spinosaurus and Pteranodon cards). Every row says in ``known`` which of its fields
+are known (from the seed, the blog or the seed's arithmetic); every other field is
+provisional, and :meth:`CardPool.describe` says PROVISIONAL. A designer's file of the same
+format replaces it (``--set cards=my_cards.csv``).
+
+CSV format, one row per action card (the dino's fields repeat on each of its rows)::
+
+    dino,set,class,size,break_point,draft_rating,card,kind,faces,bracketed,attack,attack_pair,
+        reaction,reaction_pair,passive,known,source
+    Tyrannosaurus Rex,base,none,large,5,8,1,dice,5|6,yes,ATK_PER_DIE_PLUS1,no,ABS_MINUS1,no,,
+        dino|faces|bracketed|attack,EXT-2
+
+* ``set``: base or expansion. A name in both sets is the expansion's replacement version
+  (the seed: new cards for Spinosaurus and Pteranodon "ersetzt die alten Karten").
+* ``class``: none, air or water. ``size``: small (2 action cards) or large (3).
+* ``break_point`` 1..20, ``draft_rating`` 0..99 (integers, as printed on the dino card).
+* ``card``: 1..2 or 1..3 without gaps; ``kind``: dice or passive.
+* dice cards: ``faces`` the accepted faces joined by ``|`` (``5|6``) or ``pair`` (two blank
+  symbols); ``bracketed`` yes/no (one die a turn); ``attack`` an attack template or empty;
+  ``reaction`` a reaction template or empty (at least one of the two); ``*_pair`` yes/no
+  ("Pair": needs two equal dice on the card).
+* passive cards: ``passive`` one of the coded abilities (:data:`PASSIVES`), nothing else.
+* ``known``: the fields that are known, joined by ``|`` (empty: all provisional).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+from pathlib import Path
+
+from rules.core.errors import DataFileError
+from rules.table_battles.constants import (
+    ATTACKS,
+    CLASSES,
+    MAX_POOL,
+    PAIR_AREA,
+    PASSIVES,
+    REACTIONS,
+    SETS,
+)
+
+COLUMNS = (
+    "dino", "set", "class", "size", "break_point", "draft_rating", "card", "kind", "faces",
+    "bracketed", "attack", "attack_pair", "reaction", "reaction_pair", "passive", "known",
+    "source",
+)  # fmt: skip
+DINO_FIELDS = ("set", "class", "size", "break_point", "draft_rating")
+DATA_DIR = Path(__file__).with_name("data")
+BUILTIN = {"provisional": DATA_DIR / "provisional_cards.csv"}
+TREX_NAME = "Tyrannosaurus Rex"
+"""The dino whose owner takes two extra hit markers at setup (seed: "den Tyrannosaurus Rex")."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionCard:
+    """One action card. ``faces`` is a bit mask (bit f = face f) or PAIR_AREA."""
+
+    kind: str  # dice | passive
+    faces: int = 0
+    bracketed: bool = False
+    attack: int = 0
+    attack_pair: bool = False
+    reaction: int = 0
+    reaction_pair: bool = False
+    passive: int = 0
+    known: tuple[str, ...] = ()
+    source: str = ""
+
+    def faces_text(self) -> str:
+        if self.kind != "dice":
+            return ""
+        if self.faces == PAIR_AREA:
+            return "pair"
+        return "|".join(str(f) for f in range(1, 7) if self.faces >> f & 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dino:
+    """A dino card (one version of it: base, or the expansion's replacement)."""
+
+    name: str
+    set: str
+    cls: int
+    break_point: int
+    draft_rating: int
+    cards: tuple[ActionCard, ...]
+
+    @property
+    def n_cards(self) -> int:
+        return len(self.cards)
+
+    @property
+    def large(self) -> bool:
+        return len(self.cards) == 3
+
+
+@dataclasses.dataclass(frozen=True)
+class CardPool:
+    """A validated card file: every dino version in file order."""
+
+    label: str
+    path: str
+    dinos: tuple[Dino, ...]
+    sha256: str = ""
+
+    @property
+    def provisional(self) -> bool:
+        """True unless every field of every card is marked known."""
+        return any(set(COLUMNS[:15]) - {"known", "source"} - set(c.known) for d in self.dinos
+                   for c in d.cards)  # fmt: skip
+
+    def names(self) -> list[str]:
+        return [d.name for d in self.dinos]
+
+    def pool(self, expansion: bool) -> list[int]:
+        """Indices of the dinos in play: the base set, plus the expansion's new dinos with the
+        replaced base versions dropped when ``expansion``."""
+        exp = {d.name for d in self.dinos if d.set == "expansion"}
+        out = []
+        for i, d in enumerate(self.dinos):
+            if (d.set == "base" and not (expansion and d.name in exp)) or (
+                d.set == "expansion" and expansion
+            ):
+                out.append(i)
+        return out
+
+    def find(self, name: str, expansion: bool) -> int:
+        """Index of the version of ``name`` in play (case-insensitive), or -1."""
+        for i in self.pool(expansion):
+            if self.dinos[i].name.lower() == name.strip().lower():
+                return i
+        return -1
+
+    def to_csv(self) -> str:
+        """The canonical CSV text of this pool (the loader's format; it round-trips)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(COLUMNS)
+        yn = ("no", "yes")
+        for d in self.dinos:
+            size = "large" if d.large else "small"
+            for k, c in enumerate(d.cards):
+                dice = c.kind == "dice"
+                w.writerow([
+                    d.name, d.set, CLASSES[d.cls], size, d.break_point, d.draft_rating, k + 1,
+                    c.kind, c.faces_text(), yn[c.bracketed] if dice else "",
+                    ATTACKS[c.attack], yn[c.attack_pair] if dice else "", REACTIONS[c.reaction],
+                    yn[c.reaction_pair] if dice else "", PASSIVES[c.passive], "|".join(c.known),
+                    c.source,
+                ])  # fmt: skip
+        return buf.getvalue()
+
+    def describe(self) -> str:
+        """One line for reports: which card file, how many dinos, provisional or not."""
+        n_base = sum(d.set == "base" for d in self.dinos)
+        kind = (
+            "PROVISIONAL (only the T-Rex's first card is published; the rest follows the "
+            "seed's facts)"
+            if self.provisional
+            else "every field marked known"
+        )
+        return (
+            f"cards '{self.label}' ({len(self.dinos)} dino versions, {n_base} base; {kind}; "
+            f"sha256 {self.sha256[:12]})"
+        )
+
+
+def load_cards(spec: str) -> CardPool:
+    """Load the built-in pool (``provisional`` / ``default``) or a CSV file by path."""
+    if spec in ("default", "provisional"):
+        path, label = BUILTIN["provisional"], "provisional"
+    else:
+        path, label = Path(spec), Path(spec).name
+        if not path.is_file():
+            raise DataFileError(
+                f"cards '{spec}' is neither the built-in 'provisional' pool nor a file"
+            )
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(f"cards {path}: cannot read as UTF-8 text ({exc})") from None
+    return parse_cards(text, label=label, path=str(path))
+
+
+def _yes(where: str, value: str, column: str) -> bool:
+    v = value.strip().lower()
+    if v in ("yes", "y", "1", "true"):
+        return True
+    if v in ("no", "n", "0", "false", ""):
+        return False
+    raise DataFileError(f"{where}: column '{column}' must be yes or no, got {value!r}")
+
+
+def _choice(where: str, value: str, column: str, allowed: tuple[str, ...]) -> int:
+    v = value.strip()
+    for i, a in enumerate(allowed):
+        if v.lower() == a.lower():
+            return i
+    shown = ", ".join(a for a in allowed if a) + (" or empty" if "" in allowed else "")
+    raise DataFileError(f"{where}: column '{column}' must be one of {shown}, got {value!r}")
+
+
+def _int(where: str, value: str, column: str, lo: int, hi: int) -> int:
+    try:
+        v = int(value.strip())
+    except ValueError:
+        v = lo - 1
+    if not lo <= v <= hi:
+        raise DataFileError(f"{where}: column '{column}' must be an integer {lo}..{hi}, got "
+                            f"{value!r}")  # fmt: skip
+    return v
+
+
+def _faces(where: str, value: str) -> int:
+    v = value.strip().lower()
+    if v == "pair":
+        return PAIR_AREA
+    mask = 0
+    for part in v.split("|"):
+        p = part.strip()
+        if p not in ("1", "2", "3", "4", "5", "6") or mask >> int(p) & 1:
+            raise DataFileError(
+                f"{where}: column 'faces' must be faces 1-6 joined by '|' (each once) or "
+                f"'pair', got {value!r}"
+            )
+        mask |= 1 << int(p)
+    return mask
+
+
+def parse_cards(text: str, *, label: str, path: str = "") -> CardPool:
+    """Parse and validate card CSV text. Raises :class:`DataFileError` naming the problem."""
+    where0 = f"cards {path or label}"
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise DataFileError(f"{where0}: missing column(s) {', '.join(missing)}")
+    reader.fieldnames = header
+    versions: dict[tuple[str, str], dict] = {}
+    order: list[tuple[str, str]] = []
+    for line, row in enumerate(reader, start=2):
+        where = f"{where0} line {line}"
+        cell = {c: (row.get(c) or "").strip() for c in COLUMNS}
+        name = cell["dino"]
+        if not name:
+            raise DataFileError(f"{where}: column 'dino' is empty")
+        dset = SETS[_choice(where, cell["set"], "set", SETS)]
+        key = (name.lower(), dset)
+        fields = (
+            dset,
+            _choice(where, cell["class"], "class", CLASSES),
+            _choice(where, cell["size"], "size", ("small", "large")) + 2,
+            _int(where, cell["break_point"], "break_point", 1, 20),
+            _int(where, cell["draft_rating"], "draft_rating", 0, 99),
+        )
+        known = tuple(k.strip() for k in cell["known"].split("|") if k.strip())
+        for k in known:
+            if k not in COLUMNS:
+                raise DataFileError(f"{where}: column 'known' names unknown field {k!r}")
+        number = _int(where, cell["card"], "card", 1, 3)
+        kind = ("dice", "passive")[_choice(where, cell["kind"], "kind", ("dice", "passive"))]
+        if kind == "dice":
+            if cell["passive"]:
+                raise DataFileError(f"{where}: a dice card has no 'passive' (got "
+                                    f"{cell['passive']!r})")  # fmt: skip
+            attack = _choice(where, cell["attack"], "attack", ATTACKS)
+            reaction = _choice(where, cell["reaction"], "reaction", REACTIONS)
+            if not attack and not reaction:
+                raise DataFileError(f"{where}: a dice card needs an 'attack' or a 'reaction'")
+            card = ActionCard(
+                kind,
+                faces=_faces(where, cell["faces"]),
+                bracketed=_yes(where, cell["bracketed"], "bracketed"),
+                attack=attack,
+                attack_pair=_yes(where, cell["attack_pair"], "attack_pair") and attack > 0,
+                reaction=reaction,
+                reaction_pair=_yes(where, cell["reaction_pair"], "reaction_pair") and reaction > 0,
+                known=known,
+                source=cell["source"],
+            )
+            if card.faces == PAIR_AREA and card.bracketed:
+                raise DataFileError(f"{where}: a 'pair' area cannot be bracketed")
+        else:
+            for c in ("faces", "bracketed", "attack", "attack_pair", "reaction", "reaction_pair"):
+                if cell[c]:
+                    raise DataFileError(f"{where}: a passive card has no '{c}' (got {cell[c]!r})")
+            passive = _choice(where, cell["passive"], "passive", PASSIVES)
+            if not passive:
+                raise DataFileError(f"{where}: a passive card needs a 'passive'")
+            card = ActionCard(kind, passive=passive, known=known, source=cell["source"])
+        if key not in versions:
+            versions[key] = {"name": name, "fields": fields, "cards": {}, "line": line}
+            order.append(key)
+        v = versions[key]
+        if v["fields"] != fields:
+            raise DataFileError(
+                f"{where}: {name} ({dset}) has other dino fields ({', '.join(DINO_FIELDS)}) "
+                f"than on line {v['line']}"
+            )
+        if number in v["cards"]:
+            raise DataFileError(f"{where}: {name} ({dset}) has card {number} twice")
+        v["cards"][number] = card
+    dinos = []
+    for key in order:
+        v = versions[key]
+        dset, cls, n, bp, rating = v["fields"]
+        if sorted(v["cards"]) != list(range(1, n + 1)):
+            size = "large" if n == 3 else "small"
+            raise DataFileError(
+                f"{where0}: {v['name']} ({dset}) is {size} and needs cards 1..{n}, got "
+                f"{sorted(v['cards'])}"
+            )
+        cards = tuple(v["cards"][i] for i in range(1, n + 1))
+        if all(c.kind == "passive" for c in cards):
+            raise DataFileError(f"{where0}: {v['name']} ({dset}) has no dice card")
+        dinos.append(Dino(v["name"], dset, cls, bp, rating, cards))
+    if not dinos:
+        raise DataFileError(f"{where0}: no cards")
+    if len(dinos) > MAX_POOL:
+        raise DataFileError(f"{where0}: {len(dinos)} dino versions, at most {MAX_POOL}")
+    base = CardPool(label, path, tuple(dinos))
+    canonical = base.to_csv()
+    return dataclasses.replace(base, sha256=hashlib.sha256(canonical.encode()).hexdigest())
