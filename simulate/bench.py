@@ -3,8 +3,9 @@
 * Kernel: one core, the game's benchmark lineup, with and without the log buffers, played in
   the game's chunk size into fresh buffers as a run plays it; the best of five repetitions
   (machines are noisy; the best run is the least disturbed one).
-* For Dino Kontra Dino, the plain C yardstick (``shared/bench/dkd_reference.c``) is compiled
-  and run in the same session, so the ratio to C is meaningful even on a noisy machine.
+* Each game's spec may add rows (``Bench.extra``): Dino Kontra Dino compiles and runs the plain
+  C yardstick (``shared/bench/dkd_reference.c``) in the same session, so the ratio to C is
+  meaningful even on a noisy machine.
 * Interpreted: the same kernel under ``NUMBA_DISABLE_JIT=1`` (subprocess), for the speed-up.
 * End to end: ``dinolab simulate`` with every table logged, all cores, in a subprocess; wall
   time and the peak resident memory of the whole process tree (sampled from ``/proc``).
@@ -15,8 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,34 +25,19 @@ from pathlib import Path
 
 from rules.core.errors import DinolabError
 from simulate.games import get_game
+from simulate.kit.play import kernel_seconds, warmup
 
 ROOT = Path(__file__).resolve().parents[1]
-YARDSTICK_SOURCE = ROOT.parent / "shared" / "bench" / "dkd_reference.c"
-BENCH_LINEUP = {"dino-kontra-dino": ("greedy", 4), "evo": ("heuristic", 4)}
-"""The lineup and player count each game is benchmarked with."""
-INTERPRETED_GAMES = {"dino-kontra-dino": 300, "evo": 6}
-"""Games played interpreted (NUMBA_DISABLE_JIT=1): enough for a rate, not minutes of waiting."""
-
-
-def build_yardstick(folder: Path) -> Path:
-    """Compile the C yardstick with ``gcc -O2`` into ``folder``."""
-    exe = Path(folder) / "dkd_reference"
-    subprocess.run(["gcc", "-O2", "-o", str(exe), str(YARDSTICK_SOURCE)], check=True)
-    return exe
-
-
-def _yardstick_rate(exe: Path, games: int) -> float:
-    out = subprocess.run([str(exe), str(games), "1"], capture_output=True, text=True, check=True)
-    return float(re.search(r"games_per_s=([0-9.]+)", out.stdout).group(1))
 
 
 def _interpreted_rate(game: str, lineup: str, players: int, games: int) -> float:
     script = (
-        "import time, numpy as np\n"
+        "import time\n"
         "from simulate.games import get_game\n"
+        "from simulate.kit.play import play_logs\n"
         f"g = get_game({game!r}); s = g.setup(g.parameters(), {players}, {lineup!r})\n"
         "t = time.perf_counter()\n"
-        f"g.run_kernel(s, 1, False, 0, {games})\n"
+        f"play_logs(s, 1, False, 0, {games})\n"
         f"print({games} / (time.perf_counter() - t))\n"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
@@ -113,17 +97,16 @@ def measure_simulate(args: list[str]) -> tuple[float, int]:
 def run_bench(game_name: str, games: int | None = None) -> str:
     """Run every measurement and return a Markdown section with the figures and the commands."""
     game = get_game(game_name)
-    if game.name not in BENCH_LINEUP:
-        raise DinolabError(f"no benchmark defined for {game.name}")
-    lineup, players = BENCH_LINEUP[game.name]
+    bench = game.bench
+    lineup, players = bench.lineup, bench.players
     n_e2e = games or 1_000_000
-    n_kernel = 1_000_000 if game.name == "dino-kontra-dino" else 100_000
+    n_kernel = bench.kernel_games
     setup = game.setup(game.parameters(), players, lineup)
-    game.warmup(setup)
+    warmup(setup)
     rows: list[tuple[str, str]] = []
 
     def best(log: bool) -> float:
-        return max(n_kernel / game.benchmark_kernel(setup, n_kernel, log) for _ in range(5))
+        return max(n_kernel / kernel_seconds(setup, n_kernel, log) for _ in range(5))
 
     kernel_nolog = best(False)
     kernel_log = best(True)
@@ -131,16 +114,9 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows.append(
         (f"kernel, {lineup} x{players}, all log buffers, 1 core", f"{kernel_log:,.0f} games/s")
     )
-    if game.name == "dino-kontra-dino" and shutil.which("gcc") and YARDSTICK_SOURCE.is_file():
-        ys_setup = game.setup(game.parameters().with_values({"deck": "yardstick"}), 4, "greedy")
-        with tempfile.TemporaryDirectory() as tmp:
-            exe = build_yardstick(Path(tmp))
-            c_rate = max(_yardstick_rate(exe, n_kernel) for _ in range(3))
-        ours = max(n_kernel / game.benchmark_kernel(ys_setup, n_kernel, False) for _ in range(5))
-        rows.append(("C yardstick (same deck and bots, no logs), 1 core", f"{c_rate:,.0f} games/s"))
-        rows.append(("kernel on the yardstick's deck, no logs, 1 core", f"{ours:,.0f} games/s"))
-        rows.append(("ratio kernel / C", f"{ours / c_rate:.2f}"))
-    n_interp = INTERPRETED_GAMES.get(game.name, 10)
+    if bench.extra is not None:
+        rows.extend(bench.extra(n_kernel))
+    n_interp = bench.interpreted_games
     interp = _interpreted_rate(game.name, lineup, players, n_interp)
     rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", f"{interp:,.0f} games/s"))
     rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))

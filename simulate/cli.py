@@ -170,8 +170,8 @@ def simulate(
 
       dinolab simulate dkd -n 100000000 --backend dask --scheduler tcp://head:8786 --out /shared/x
     """
+    from simulate.backends import make_executor
     from simulate.config import RunConfig, build_config
-    from simulate.executors import make_executor
     from simulate.games import get_game
     from simulate.manifest import read_manifest, run_config
     from simulate.progress import progress_bar, want_progress
@@ -224,7 +224,7 @@ def simulate(
         f"({summary.games_per_second:,.0f} games/s, {executor.workers} worker"
         f"{'s' if executor.workers != 1 else ''})"
     )
-    _echo(f"data: {g.describe_data(setup)}")
+    _echo(f"data: {setup.describe_data()}")
     _echo(f"next: dinolab report {out}")
 
 
@@ -296,7 +296,7 @@ def compare(
     """
     from reports.compare import paired_by, share_moved
     from reports.load import Run
-    from simulate.executors import make_executor
+    from simulate.backends import make_executor
     from simulate.manifest import read_manifest, run_config
     from simulate.progress import progress_bar, want_progress
     from simulate.variants import run_variant, variant_config

@@ -16,7 +16,7 @@ from typing import Any
 from rules.core.errors import DinolabError
 from rules.core.params import parse_assignments, read_rules_file
 from simulate.games import get_game
-from simulate.games.base import Setup
+from simulate.kit.spec import Setup
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**15
@@ -81,10 +81,9 @@ class RunConfig:
         game = get_game(self.game)
         params = game.parameters.from_dict(self.params)
         setup = game.setup(params, self.n_players, ",".join(self.strategies))
-        digest = game.data_digest(setup)
-        if digest != self.data_digest:
+        if setup.data.sha256 != self.data_digest:
             raise DinolabError(
-                f"the data files of this run changed since it started ({game.describe_data(setup)})"
+                f"the data files of this run changed since it started ({setup.describe_data()})"
             )
         return setup
 
@@ -126,6 +125,6 @@ def build_config(
         games=games,
         chunk_size=chunk,
         params=params.to_dict(),
-        data_digest=game.data_digest(setup),
+        data_digest=setup.data.sha256,
     )
     return config, setup

@@ -5,14 +5,17 @@ Installed with the optional extra ``dinolab[dask]``. ``--scheduler tcp://host:87
 of worker processes is started for a quick try.
 
 * One task per chunk, a bounded window of tasks in flight; the setup is sent to the workers
-  once (``scatter``) and each worker compiles (or loads) the kernels once, under a file lock
-  per machine, then keeps them for every later task.
+  once (``scatter``) and each worker process compiles (or loads) the kernels once, under a file
+  lock per machine, then keeps them for every later task.
+* A worker may run tasks on several threads (``dask worker --nthreads 4``): each thread plays
+  with its own kernel state and buffers (:mod:`simulate.kit.play`), so the rows are the same.
 * Workers write the part files themselves, so the run directory must be reachable from every
   worker at the same path (a local disk for a ``LocalCluster``, a shared filesystem for a
   cluster). The driver only records finished chunks in the manifest.
 * A worker that dies mid-chunk: the scheduler runs the chunk again on another worker (up to
   ``distributed.scheduler.allowed-failures`` times); chunks are deterministic, so the rows are
-  those of an uninterrupted run.
+  those of an uninterrupted run. A chunk that fails for good ends the run with one line naming
+  it; the run stays resumable.
 """
 
 from __future__ import annotations
@@ -22,17 +25,24 @@ import os
 from collections.abc import Iterable, Iterator
 
 from rules.core.errors import DinolabError
-from simulate.executors import ChunkJob, ChunkResult, Executor, ensure_worker, run_chunk
-from simulate.games.base import Setup
+from simulate.executors import (
+    ChunkJob,
+    ChunkResult,
+    Executor,
+    chunk_failure,
+    ensure_compiled,
+    run_chunk,
+)
+from simulate.kit.spec import Setup
 
 SCHEDULER_ENV = "DINOLAB_DASK_SCHEDULER"
 INSTALL_HINT = "the dask backend needs the optional extra: pip install 'dinolab[dask]'"
 
 
-def dask_chunk(setup: Setup, key: str, job: ChunkJob) -> ChunkResult:
-    """The task each chunk becomes on a Dask worker."""
-    ensure_worker(setup, key)
-    return run_chunk(job)
+def dask_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
+    """The task each chunk becomes on a Dask worker (any of its threads)."""
+    ensure_compiled(setup)
+    return run_chunk(setup, job)
 
 
 class DaskExecutor(Executor):
@@ -57,9 +67,12 @@ class DaskExecutor(Executor):
                     silence_logs=40,
                 )
                 self.client = Client(self.cluster)
-        except (OSError, TimeoutError) as exc:
-            raise DinolabError(f"cannot reach the Dask scheduler {address}: {exc}") from None
-        self.workers = len(self.client.scheduler_info()["workers"]) or (workers or 1)
+        except (OSError, TimeoutError, ValueError) as exc:
+            where = address or "a local cluster"
+            raise DinolabError(f"cannot reach the Dask scheduler {where}: {exc}") from None
+        self.workers = sum(
+            w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()
+        ) or (workers or 1)
 
     def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
         from distributed import as_completed
@@ -68,18 +81,31 @@ class DaskExecutor(Executor):
         first = next(queue, None)
         if first is None:
             return
-        key = f"{setup.game.name}-{id(setup)}-{os.getpid()}"
-        remote = self.client.scatter(setup, broadcast=True, hash=False)
+        try:
+            remote = self.client.scatter(setup, broadcast=True, hash=False)
+        except Exception as exc:  # the cluster went away, or cannot take the setup
+            raise DinolabError(f"cannot send the setup to the Dask cluster: {exc}") from None
         window = 2 * max(self.workers, 1)
         pending = as_completed()
+        jobs_of = {}
+
+        def submit(job: ChunkJob) -> None:
+            future = self.client.submit(dask_chunk, remote, job, pure=False)
+            jobs_of[future.key] = job
+            pending.add(future)
+
         for job in [first, *itertools.islice(queue, window - 1)]:
-            pending.add(self.client.submit(dask_chunk, remote, key, job, pure=False))
+            submit(job)
         for future in pending:
-            result = future.result()
+            job = jobs_of.pop(future.key)
+            try:
+                result = future.result()
+            except Exception as exc:  # a failed task, a killed worker, a cancelled future
+                raise chunk_failure(job, exc) from None
             future.release()
-            job = next(queue, None)
-            if job is not None:
-                pending.add(self.client.submit(dask_chunk, remote, key, job, pure=False))
+            nxt = next(queue, None)
+            if nxt is not None:
+                submit(nxt)
             yield result
 
     def close(self) -> None:

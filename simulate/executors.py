@@ -6,11 +6,12 @@
   (killed, out of memory) breaks the pool; the executor starts a new one and runs the chunks
   that had not finished again. Chunks are deterministic, so a retried chunk writes the same rows.
 
-Every executor receives the validated :class:`~simulate.games.base.Setup` once per worker
+Every executor receives the validated :class:`~simulate.kit.spec.Setup` once per worker
 and then only chunk coordinates. Kernels are compiled once per machine: workers warm up under
 a file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and the others
 load it (concurrent first-time cache writes break numba's cache). The parent process never
-compiles, which keeps its memory small.
+compiles, which keeps its memory small. A chunk's kernel state and buffers belong to the thread
+that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several threads.
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ import multiprocessing as mp
 import os
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from rules.core.errors import DinolabError
 from rules.core.jit import cache_dir
-from simulate.games.base import Setup
+from simulate.kit.compiled import mark_compiled
+from simulate.kit.play import play, warmup
+from simulate.kit.spec import Setup
 from simulate.parquet import write_part
 from simulate.storage import open_store
 
@@ -69,8 +73,29 @@ class ChunkWriteError(DinolabError):
     """A chunk could not be written (disk full, permissions): the run stays resumable."""
 
 
-_SETUP: Setup | None = None
-_SETUP_KEY: str | None = None
+class ChunkFailed(DinolabError):
+    """A chunk raised an unexpected error in a worker: named in one line, the run resumable."""
+
+
+def chunk_failure(job: ChunkJob, exc: BaseException) -> DinolabError:
+    """One line for an error a chunk raised (a user error passes through unchanged); the full
+    traceback is printed on stderr when ``DINOLAB_DEBUG`` is set."""
+    if isinstance(exc, DinolabError):
+        return exc
+    if os.environ.get("DINOLAB_DEBUG"):
+        traceback.print_exception(exc)
+    text = " ".join(str(exc).split()) or "no message"
+    return ChunkFailed(
+        f"chunk {job.index} (games {job.start}..{job.stop - 1}) failed: "
+        f"{type(exc).__name__}: {text}; the run is resumable with --resume "
+        f"(DINOLAB_DEBUG=1 prints the traceback)"
+    )
+
+
+_POOL_SETUP: Setup | None = None
+"""The setup of this pool worker process, set once by its initializer."""
+_warmed: set[str] = set()
+_warm_lock = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -87,12 +112,18 @@ def compile_lock() -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def init_worker(setup: Setup, key: str = "") -> None:
-    """Per-worker start: keep the setup and compile (or load) its kernels once."""
-    global _SETUP, _SETUP_KEY
-    with compile_lock():
-        setup.game.warmup(setup)
-    _SETUP, _SETUP_KEY = setup, key
+def ensure_compiled(setup: Setup) -> None:
+    """Compile (or load) the game's kernel once per process; other threads wait for it.
+
+    Every setup of a game has the same kernel argument types, so once per game is enough.
+    """
+    with _warm_lock:
+        if setup.game.name in _warmed:
+            return
+        with compile_lock():
+            warmup(setup)
+            mark_compiled(setup.game)
+        _warmed.add(setup.game.name)
 
 
 def watch_parent(interval: float = 0.5) -> None:
@@ -110,36 +141,35 @@ def watch_parent(interval: float = 0.5) -> None:
 
 
 def init_pool_worker(setup: Setup) -> None:
-    """Start of a local pool worker: watch the parent, then :func:`init_worker`."""
+    """Start of a local pool worker: watch the parent, keep the setup, compile once."""
+    global _POOL_SETUP
     watch_parent()
-    init_worker(setup)
+    ensure_compiled(setup)
+    _POOL_SETUP = setup
 
 
-def ensure_worker(setup: Setup, key: str) -> None:
-    """Initialise this worker for ``setup`` unless it already is (long-lived cluster workers)."""
-    if key != _SETUP_KEY or _SETUP is None:
-        init_worker(setup, key)
+def run_pool_chunk(job: ChunkJob) -> ChunkResult:
+    """A pool worker's chunk, with the setup its initializer received."""
+    if _POOL_SETUP is None:
+        raise RuntimeError("pool worker not initialised")
+    return run_chunk(_POOL_SETUP, job)
 
 
-def run_chunk(job: ChunkJob) -> ChunkResult:
+def run_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
     """Play one chunk and write every table's part file; return what was written."""
-    setup = _SETUP
-    if setup is None:
-        raise RuntimeError("worker not initialised")
     t0 = time.perf_counter()
     rows, digests = {}, {}
     store = open_store(job.run_dir)
-    with setup.game.reused_buffers():  # this chunk's tables are written before the next
-        tables = setup.game.play(setup, job.seed, job.rotate, job.start, job.stop)
-        for name, table in tables.items():
-            try:
-                rows[name], digests[name] = write_part(store, name, job.index, table)
-            except OSError as exc:
-                raise ChunkWriteError(
-                    f"cannot write chunk {job.index} of table {name} in {store}: "
-                    f"{exc.strerror or exc}"
-                ) from None
-        del tables
+    # reuse: this thread's buffers of the last chunk; its tables were written before this one
+    tables = play(setup, job.seed, job.rotate, job.start, job.stop, reuse=True)
+    for name, table in tables.items():
+        try:
+            rows[name], digests[name] = write_part(store, name, job.index, table)
+        except OSError as exc:
+            raise ChunkWriteError(
+                f"cannot write chunk {job.index} of table {name} in {store}: {exc.strerror or exc}"
+            ) from None
+    del tables
     return ChunkResult(job.index, job.start, job.stop, rows, digests, time.perf_counter() - t0)
 
 
@@ -161,9 +191,13 @@ class InlineExecutor(Executor):
     workers = 1
 
     def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
-        init_worker(setup)
+        ensure_compiled(setup)
         for job in jobs:
-            yield run_chunk(job)
+            try:
+                result = run_chunk(setup, job)
+            except Exception as exc:  # one line for the user, whatever the chunk raised
+                raise chunk_failure(job, exc) from None
+            yield result
 
 
 class ProcessExecutor(Executor):
@@ -198,7 +232,7 @@ class ProcessExecutor(Executor):
                             job = retry.pop()
                         else:
                             job, pending = pending, next(queue, None)
-                        running[pool.submit(run_chunk, job)] = job
+                        running[pool.submit(run_pool_chunk, job)] = job
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:
                         job = running.pop(fut)
@@ -208,6 +242,8 @@ class ProcessExecutor(Executor):
                             broken = True
                             retry.append(job)
                             continue
+                        except Exception as exc:
+                            raise chunk_failure(job, exc) from None
                         yield result
                 if broken:
                     retry.extend(running.values())
@@ -220,21 +256,3 @@ class ProcessExecutor(Executor):
                         )
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
-
-
-def make_executor(
-    workers: int | None, backend: str = "local", scheduler: str | None = None
-) -> Executor:
-    """The executor for ``--backend`` and ``--workers`` (default: every core)."""
-    if workers is not None and workers < 1:
-        raise DinolabError(f"--workers must be at least 1, got {workers}")
-    if backend == "dask":
-        from simulate.dask_backend import DaskExecutor
-
-        return DaskExecutor(scheduler, workers)
-    if backend != "local":
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
-    if scheduler:
-        raise DinolabError("--scheduler needs --backend dask")
-    n = (os.cpu_count() or 1) if workers is None else workers
-    return InlineExecutor() if n == 1 else ProcessExecutor(n)

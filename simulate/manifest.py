@@ -18,7 +18,7 @@ from typing import Any
 
 from rules.core.errors import DinolabError
 from simulate.config import RunConfig
-from simulate.games.base import Setup
+from simulate.kit.spec import Setup
 from simulate.storage import RunStore, open_store
 
 SCHEMA_VERSION = 1
@@ -59,18 +59,13 @@ def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) ->
         "config": config.to_dict(),
         "fingerprint": config.fingerprint(),
         "game_title": game.title,
-        "data": {"description": game.describe_data(setup), "files": data_files},
+        "data": {"description": setup.describe_data(), "files": data_files},
         "strategies": {
             s.label: {"name": s.info.name, "doc": s.info.doc, "params": list(s.values)}
             for s in setup.lineup
         },
-        "tables": {
-            t.name: {
-                "doc": t.doc,
-                "columns": [{"name": c.name, "type": str(c.type), "doc": c.doc} for c in t.columns],
-            }
-            for t in game.tables
-        },
+        "log_schema": game.schema,
+        "tables": {t.name: t.to_dict() for t in game.logged_tables},
         "chunks": {},
     }
 

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from rules.core.errors import DinolabError
+from simulate.kit.play import play, replay_text
 from simulate.manifest import read_manifest, run_config
 from simulate.parquet import part_name
 from simulate.storage import RunStore, open_store
@@ -31,12 +32,11 @@ def replay_game(run_dir: str | Path | RunStore, game_id: int) -> str:
     if not 0 <= game_id < config.games:
         raise DinolabError(f"--game must be in 0..{config.games - 1} for {run_dir}")
     setup = config.setup()
-    game = setup.game
-    text = game.replay(setup, config.seed, config.rotate, game_id)
+    text = replay_text(setup, config.seed, config.rotate, game_id)
     chunk = game_id // config.chunk_size
     if str(chunk) not in manifest["chunks"]:
         return text + "\n\n(this game's chunk has not been written yet; nothing to compare)"
-    fresh = game.play(setup, config.seed, config.rotate, game_id, game_id + 1)
+    fresh = play(setup, config.seed, config.rotate, game_id, game_id + 1)
     differ = []
     for name, table in fresh.items():
         logged = logged_rows(run_dir, name, chunk, game_id)

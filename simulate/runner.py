@@ -20,7 +20,7 @@ from pathlib import Path
 from rules.core.errors import DinolabError
 from simulate.config import RunConfig
 from simulate.executors import ChunkJob, Executor
-from simulate.games.base import Setup
+from simulate.kit.spec import Setup
 from simulate.manifest import (
     MANIFEST,
     new_manifest,
@@ -79,7 +79,7 @@ def check_out_dir(
 def _clear_run(out: RunStore, setup: Setup) -> None:
     """Remove what a previous run wrote (tables, data, variants, report), nothing else."""
     manifest = read_manifest(out)
-    names = set(manifest.get("tables", {})) | {t.name for t in setup.game.tables}
+    names = set(manifest.get("tables", {})) | {t.name for t in setup.game.logged_tables}
     files = [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]
     for name in [*sorted(names), *files, "variants"]:
         out.remove(name)

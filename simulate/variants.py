@@ -45,7 +45,7 @@ def variant_config(base: RunConfig, assignments: list[str], games: int | None) -
         raise DinolabError(f"--games must be in 1..{base.games} (the run's games), got {n}")
     setup = game.setup(params, base.n_players, ",".join(base.strategies))
     return dataclasses.replace(
-        base, games=n, params=params.to_dict(), data_digest=game.data_digest(setup)
+        base, games=n, params=params.to_dict(), data_digest=setup.data.sha256
     )
 
 

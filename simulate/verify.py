@@ -47,7 +47,7 @@ def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Rep
     manifest = read_manifest(root)  # a missing or unreadable manifest is a user error (exit 2)
     config = run_config(manifest)
     game = get_game(config.game)
-    declared = {t.name: t.arrow() for t in game.tables}
+    declared = {t.name: t.arrow() for t in game.logged_tables}
     chunks = {str(i): (start, stop) for i, start, stop in config.chunks()}
     listed = manifest["chunks"]
 

@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 
 from rules.dino_kontra_dino.deck import load_deck
-from rules.dino_kontra_dino.engine import (
-    final_result,
-    make_table,
-    new_states,
-    play_round,
-    round_winner,
-)
+from rules.dino_kontra_dino.engine import final_result, play_round, round_winner
+from rules.dino_kontra_dino.state import make_table, new_states
 from rules.dino_kontra_dino.params import game_rounds
 from simulate.games import get_game
 

@@ -12,12 +12,14 @@ numba's cache).
 numba invalidates a cached function only when *its own* file changes, not when a function it
 calls (and inlines) changes in another module: an edited rule in ``engine.py`` would leave the
 cached chunk kernel playing the old rule. :func:`_install_locator` therefore adds to each cached
-function's freshness stamp a digest of every source it may inline (the shared core packages and
-its own game's packages), so editing one game recompiles that game only.
+function's freshness stamp a digest of every project source its module imports, directly or
+not (:func:`dependency_digest`), so editing one game recompiles that game only, wherever its
+files live.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import os
@@ -26,39 +28,73 @@ from pathlib import Path
 import numpy as np
 
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CORE_PACKAGES = ("rules/core", "strategies/core")
-GAME_ROOTS = ("rules", "strategies", "simulate/games")
+
+
+def _module_file(name: str) -> Path | None:
+    """The project file of module ``name`` (a package's ``__init__.py``), if it is ours."""
+    base = _PROJECT_ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
 
 
 @functools.cache
-def _digest(folders: tuple[str, ...], stamp: tuple[float, ...]) -> str:
+def _imported_modules(path: Path, mtime: float) -> frozenset[str]:
+    """Every module ``path`` imports (anywhere in the file), with their parent packages."""
+    package = ".".join(path.relative_to(_PROJECT_ROOT).with_suffix("").parts)
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the file's package
+                parent = package.split(".")[: -node.level]
+                base = ".".join([*parent, base] if base else parent)
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)  # submodules imported by name
+    out = set()
+    for name in names:
+        parts = name.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return frozenset(out)
+
+
+def _closure(path: Path) -> tuple[Path, ...]:
+    """``path`` and every project source it imports, transitively."""
+    seen, todo = {path}, [path]
+    while todo:
+        current = todo.pop()
+        for name in _imported_modules(current, current.stat().st_mtime):
+            found = _module_file(name)
+            if found is not None and found not in seen:
+                seen.add(found)
+                todo.append(found)
+    return tuple(sorted(seen))
+
+
+@functools.cache
+def _digest(files: tuple[Path, ...], stamp: tuple[float, ...]) -> str:
     h = hashlib.sha256()
-    for folder in folders:
-        for path in sorted((_PROJECT_ROOT / folder).rglob("*.py")):
-            h.update(str(path.relative_to(_PROJECT_ROOT)).encode())
-            h.update(path.read_bytes())
+    for path in files:
+        h.update(str(path.relative_to(_PROJECT_ROOT)).encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 
 def dependency_digest(py_file: str) -> str:
-    """Digest of the sources a kernel in ``py_file`` may inline: the shared core packages and,
-    for a game's module, that game's packages in every room."""
+    """Digest of ``py_file`` and every project source it imports, directly or not: all a
+    kernel defined there may inline. Empty for files outside the project."""
     try:
-        rel = Path(py_file).resolve().relative_to(_PROJECT_ROOT)
-    except ValueError:
+        path = Path(py_file).resolve()
+        path.relative_to(_PROJECT_ROOT)
+    except (ValueError, OSError):
         return ""
-    folders = list(CORE_PACKAGES)
-    for root in GAME_ROOTS:
-        parts = Path(root).parts
-        if rel.parts[: len(parts)] == parts and len(rel.parts) > len(parts) + 1:
-            game = rel.parts[len(parts)]
-            if game != "core":
-                folders += [f"{r}/{game}" for r in GAME_ROOTS]
-    folders = [f for f in folders if (_PROJECT_ROOT / f).is_dir()]
-    stamp = tuple(
-        p.stat().st_mtime for f in folders for p in sorted((_PROJECT_ROOT / f).rglob("*.py"))
-    )
-    return _digest(tuple(folders), stamp)
+    if not path.is_file():
+        return ""
+    files = _closure(path)
+    return _digest(files, tuple(p.stat().st_mtime for p in files))
 
 
 def _install_locator() -> None:

@@ -19,8 +19,9 @@ MONTECARLO = 4
 
 
 @jit_inline
-def choose(lineup, j: int, tb, st, seat: int) -> int:
-    """The hand slot that lineup position ``j``'s bot plays from ``seat``."""
+def choose(lineup, j: int, tb, st, seat: int, pool) -> int:
+    """The hand slot that lineup position ``j``'s bot plays from ``seat`` (``pool``: spare
+    states for the search bots)."""
     sid = lineup.ids[j]
     if sid == GREEDY:
         return play_greedy(tb, st, seat)
@@ -30,13 +31,13 @@ def choose(lineup, j: int, tb, st, seat: int) -> int:
         return play_blind(tb, st, seat, lineup.params[j, 0])
     if sid == CAUTIOUS:
         return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
-    return choose_search(lineup, j, tb, st, seat)
+    return choose_search(lineup, j, tb, st, seat, pool)
 
 
 @jit
-def choose_search(lineup, j: int, tb, st, seat: int) -> int:
+def choose_search(lineup, j: int, tb, st, seat: int, pool) -> int:
     """The search bots, kept out of :func:`choose`: their scratch allocations made every
     greedy decision ~8% slower when they shared its body."""
     if lineup.ids[j] == MONTECARLO:
-        return play_montecarlo(tb, st, seat, lineup.params[j, 0])
+        return play_montecarlo(tb, st, seat, lineup.params[j, 0], pool)
     return 0

@@ -13,21 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit, jit_disabled, records
+from rules.core.jit import jit
 from rules.core.rng import bounded
-from rules.dino_kontra_dino.engine import STATE, final_result, game_over, play_round
+from rules.dino_kontra_dino.engine import final_result, game_over, play_round
 from strategies.dino_kontra_dino.bots import play_greedy
-
-if jit_disabled():
-
-    def scratch_states(n: int) -> np.ndarray:
-        return records(n, STATE)
-
-else:
-
-    @jit
-    def scratch_states(n: int) -> np.ndarray:
-        return np.zeros(n, STATE)
 
 
 @jit
@@ -85,12 +74,13 @@ def rollout_share(tb, world, seat: int, first_slot: int) -> float:
 
 
 @jit
-def play_montecarlo(tb, st, seat: int, rollouts: float) -> int:
-    """The hand slot with the best mean rollout win share (ties: the earlier slot)."""
+def play_montecarlo(tb, st, seat: int, rollouts: float, pool) -> int:
+    """The hand slot with the best mean rollout win share (ties: the earlier slot); ``pool``
+    holds two spare states for the imagined games."""
     hl = st.hand_len
     if hl == 1:
         return 0
-    worlds = scratch_states(2)
+    worlds = pool
     base, world = worlds[0], worlds[1]
     total = np.zeros(hl)
     for _ in range(max(1, int(rollouts))):

@@ -25,21 +25,21 @@ def play_random(tb, st) -> np.int64:
 
 
 @jit
-def choose(lineup, j: int, tb, st, wk) -> np.int64:
-    """The action lineup position ``j``'s bot takes for ``st.actor`` (search: see
-    :func:`search_choice`, which needs spare states)."""
+def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
+
+    ``scratch`` is ``(work, pool)``: the heuristic's work record and at least two spare states
+    for the search bot's rollouts.
+    """
+    wk, pool = scratch
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         set_params(wk, lineup.params[j])
         return heuristic(tb, st, wk)
     if sid == RANDOM:
         return play_random(tb, st)
+    if sid == SEARCH:
+        p = lineup.params[j]
+        return search(tb, st, wk, pool, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)
     set_defaults(wk)
     return heuristic(tb, st, wk)
-
-
-@jit
-def search_choice(lineup, j: int, tb, st, wk, pool) -> np.int64:
-    """The search bot's action (``pool``: at least two spare states for its rollouts)."""
-    p = lineup.params[j]
-    return search(tb, st, wk, pool, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)

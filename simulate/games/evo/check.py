@@ -12,25 +12,22 @@ import dataclasses
 
 import numpy as np
 
-from rules.core.rng import game_key, seed_streams
 from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE, allowed_phases
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
-from simulate.games.base import Setup
-from strategies.evo.bots import SEARCH, choose, search_choice
+from simulate.kit.spec import Checked, Setup
+from simulate.kit.support import start_game
+from strategies.evo.bots import choose
 
 
-@dataclasses.dataclass
-class CheckedGame:
+@dataclasses.dataclass(frozen=True)
+class CheckedGame(Checked):
     """What a checked game saw: its final state's numbers and every logged event."""
 
     points: list[int]
     bonus: list[int]
     dinos: list[int]
-    winners: list[bool]
-    rounds: int
-    decisions: int
     cards: list[tuple[int, int, int, int]]  # (round, seat, card, window)
     bids: list[tuple[int, int, int, int, int, int]]  # (round, seat, gene, bid, paid, mutations)
     combats: int
@@ -54,19 +51,16 @@ def check_board(tb, st) -> None:
 
 def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
     """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
-    from simulate.games.evo import GAME
-
-    tbs, lus, states, work = GAME.build_inputs(setup)  # fresh: not the kernel's cached scratch
-    tb, lu, st, wk = tbs[0], lus[0], states[0], work[0]
-    pool = states[1:]
+    tbs, lus, states, work = setup.game.build_inputs(setup)  # fresh, not a kernel's scratch
+    tb, lu, st = tbs[0], lus[0], states[0]
+    scratch = (work[0], states[1:])
     n = setup.n_players
     cards: list[tuple[int, int, int, int]] = []
     bids: list[tuple[int, int, int, int, int, int]] = []
     combats = 0
     decisions = 0
     with np.errstate(over="ignore"):
-        key = np.uint64(game_key(np.uint64(seed), np.uint64(game_id)))
-        seed_streams(st.rng[: 1 + n], key, key)
+        start_game(st.rng, n, np.uint64(seed), game_id, False)
         deal(tb, st)
         start_points = int(tb.start_points)
         ledger = [start_points] * n
@@ -108,10 +102,7 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
                 break
             decisions += 1
             seat = int(st.actor)
-            if lu.ids[seat] == SEARCH:
-                action = int(search_choice(lu, seat, tb, st, wk, pool))
-            else:
-                action = int(choose(lu, seat, tb, st, wk))
+            action = int(choose(lu, seat, tb, st, seat, scratch))
             assert is_legal(tb, st, action), f"illegal action {action} for decision {kind}"
             assert actions(tb, st, -1) >= 1
             if kind == MOVE and action >= 0:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from types import SimpleNamespace
 
 from rules.evo.cards import CARDS, W_CLIMATE, W_SURVIVAL_END, WINDOW_NAMES
 from rules.evo.constants import GENES, TERRAINS, ZONES
 from rules.evo.state import EV_CARD, EV_COMBAT, EV_DEATH, EV_MOVE, EV_PASS, EV_PLACE
-from simulate.games.base import Setup
-from simulate.games.evo.kernel import C_BIDS, C_ROUNDS, C_TRACE, C_TURNS, Logs
+from simulate.kit.spec import Setup
 
 CAUSES = ("the climate", "combat", "an event card")
 
@@ -35,12 +34,12 @@ def _card_text(number: int, target: int, regions) -> str:
     return text
 
 
-def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray) -> str:
+def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
     """Text of one game traced by the kernel (``logs`` holds exactly that game)."""
-    evo_map = setup.data.map
+    evo_map = setup.data
     p = setup.params
     n = setup.n_players
-    rot = int(logs.g_rotation[0])
+    rot = int(logs.games.rotation[0])
     seats = [setup.labels[(s - rot) % n] for s in range(n)]
     cycle = p.climate_cycle
 
@@ -52,44 +51,46 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
         setup.game.describe_data(setup),
         "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(seats)),
         "start stars: "
-        + ", ".join(f"seat {s} {region(int(logs.p_start[s]) - 1)}" for s in range(n)),
+        + ", ".join(f"seat {s} {region(int(logs.players.start_region[s]) - 1)}" for s in range(n)),
         f"everyone starts with {p.start_points} points and the portrait genes; the climate "
         f"marker is on {TERRAINS[cycle[p.climate_start]]}, the meteor on space "
         f"{p.meteor_start_for(n)} of {p.meteor_last_space}",
     ]
-    turns = {(int(logs.t_round[i]), int(logs.t_seat[i])): i for i in range(int(counts[C_TURNS]))}
-    events = [(int(logs.e_round[i]), logs.e_data[i]) for i in range(int(counts[C_TRACE]))]
+    turns = {(int(logs.turns.round[i]), int(logs.turns.seat[i])): i for i in range(logs.turns.rows)}
+    events = [(int(logs.events.round[i]), logs.events.data[i]) for i in range(logs.events.rows)]
     bids = {}
-    for i in range(int(counts[C_BIDS])):
-        bids.setdefault(int(logs.b_round[i]), []).append(logs.b_data[i])
-    for i in range(int(counts[C_ROUNDS])):
-        rnd = int(logs.r_round[i])
+    b = logs.bids
+    for i in range(b.rows):
+        bid = (b.seat[i], b.gene[i], b.bid[i], b.paid[i], b.mutations[i])
+        bids.setdefault(int(b.round[i]), []).append(bid)
+    for i in range(logs.rounds.rows):
+        rnd = int(logs.rounds.round[i])
         rows = [turns[(rnd, s)] for s in range(n)]
-        order = sorted(range(n), key=lambda s: int(logs.t_initiative[rows[s]]))
+        order = sorted(range(n), key=lambda s: int(logs.turns.initiative[rows[s]]))
         out.append("")
         out.append(f"round {rnd}")
         desc = []
         for s in order:
             t = rows[s]
-            how = ("tails", "dinos", "the die")[int(logs.t_tie[t])]
-            desc.append(f"seat {s} ({int(logs.t_genes[t, 0])} tails, by {how})")
+            how = ("tails", "dinos", "the die")[int(logs.turns.initiative_by[t])]
+            desc.append(f"seat {s} ({int(logs.turns.tails[t])} tails, by {how})")
         out.append("  initiative: " + ", ".join(desc))
-        temperate = TERRAINS[int(logs.r_temperate[i])]
-        roll = int(logs.r_climate_roll[i])
-        card = int(logs.r_climate_card[i])
+        temperate = TERRAINS[int(logs.rounds.temperate[i])]
+        roll = int(logs.rounds.climate_roll[i])
+        card = int(logs.rounds.climate_card[i])
         why = f"die {roll}" if roll else f"card {CARDS[card - 1].hungarian}"
         if roll and card > 0:
             why += f" after {CARDS[card - 1].hungarian}"
         climate = [f"  climate ({why}): {temperate} temperate"]
         score = ", ".join(
-            f"seat {s} {int(logs.t_dinos[rows[s]])} dinos +{int(logs.t_scored[rows[s]])}"
-            f" = {int(logs.t_points[rows[s]])}"
+            f"seat {s} {int(logs.turns.dinos[rows[s]])} dinos +{int(logs.turns.scored[rows[s]])}"
+            f" = {int(logs.turns.points[rows[s]])}"
             for s in range(n)
         )
-        meteor = f"  meteor to space {int(logs.r_meteor[i])}"
-        if int(logs.r_meteor_roll[i]):
-            meteor += f", die {int(logs.r_meteor_roll[i])}"
-        if bool(logs.r_impact[i]):
+        meteor = f"  meteor to space {int(logs.rounds.meteor_space[i])}"
+        if int(logs.rounds.meteor_roll[i]):
+            meteor += f", die {int(logs.rounds.meteor_roll[i])}"
+        if bool(logs.rounds.impact[i]):
             meteor += ": IMPACT, the game ends"
         pending = [f"  scoring (points after phase 5): {score}", meteor]
 
@@ -127,7 +128,7 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
                 r = int(e[2])
                 zone = ""
                 if int(e[3]) == 0:
-                    d = int(evo_map.terrain[r]) - cycle[int(logs.r_climate_pos[i])]
+                    d = int(evo_map.terrain[r]) - cycle[int(logs.rounds.climate_field[i])]
                     zone = " " + ZONES[_zone(d)]
                 out.append(
                     f"  seat {int(e[1])} loses the dino on {region(r)}{zone} to {CAUSES[int(e[3])]}"
@@ -143,12 +144,12 @@ def render(setup: Setup, seed: int, game_id: int, logs: Logs, counts: np.ndarray
             )
     out.append("")
     final = ", ".join(
-        f"seat {s} {int(logs.p_points[s]) + int(logs.p_bonus[s])} points "
-        f"({int(logs.p_dinos[s])} dinos)"
+        f"seat {s} {int(logs.players.points[s]) + int(logs.players.bonus[s])} points "
+        f"({int(logs.players.dinos[s])} dinos)"
         for s in range(n)
     )
     out.append(f"final: {final}")
-    winners = [s for s in range(n) if logs.p_winner[s]]
+    winners = [s for s in range(n) if logs.players.winner[s]]
     if len(winners) == 1:
         out.append(f"winner: seat {winners[0]} ({seats[winners[0]]})")
     else:

@@ -1,0 +1,93 @@
+"""Dino Kontra Dino's log tables, each column declared once (see :mod:`simulate.kit.tables`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from rules.dino_kontra_dino.deck import TRAITS
+from rules.dino_kontra_dino.params import game_rounds
+from simulate.kit.tables import Buffer, Column, Kind, Table, group, strategy
+
+I8, I64, BOOL = pa.int8(), pa.int64(), pa.bool_()
+
+
+def rounds(setup) -> int:
+    """Rounds of every game of the setup (the deck lasts as long in every game)."""
+    return game_rounds(setup.data.n_dinos, setup.n_players, setup.params.hand_size)
+
+
+GAMES = Table(
+    "games",
+    "one row per game",
+    (
+        Column("game_id", I64, "game index in the run; (seed, game_id) replays it"),
+        Column("n_players", I8, "players at the table"),
+        Column("rounds", I8, "events resolved", "rounds"),
+        Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
+        Column("n_winners", I8, "players sharing the victory (1 = outright)"),
+        Column("first_holder", I8, "seat that started with the dinosaur figure"),
+        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+    ),
+    rows_per_game=lambda s: 1,
+    kind=Kind.GAME,
+)
+PLAYERS = Table(
+    "players",
+    "one row per game and seat",
+    (
+        Column("game_id", I64, "game index"),
+        Column("seat", I8, "seat, numbered clockwise from 0"),
+        strategy(),
+        Column("events_won", I8, "event cards collected", "cards"),
+        *group(
+            "trait_events",
+            [f"{t}_events" for t in TRAITS],
+            I8,
+            lambda name: f"won events bearing the {name.removesuffix('_events')} icon",
+            "cards",
+        ),
+        Column("winner", BOOL, "won or shared the victory"),
+        Column("figure_at_end", BOOL, "held the dinosaur figure at the end"),
+    ),
+    rows_per_game=lambda s: s.n_players,
+    kind=Kind.GAME,
+)
+ROUNDS = Table(
+    "rounds",
+    "one row per game and round",
+    (
+        Column("game_id", I64, "game index"),
+        Column("round", I8, "round, from 0"),
+        Column("event_id", I8, "event resolved this round (deck number, from 1)"),
+        Column("holder", I8, "seat holding the figure before the round"),
+        Column("winner", I8, "seat that won the event (and takes the figure)"),
+        Column("top_strength", I8, "the highest strength played", "trait points"),
+        Column("n_top", I8, "seats that played the highest strength; above 1 the figure decided"),
+    ),
+    rows_per_game=rounds,
+)
+TURNS = Table(
+    "turns",
+    "one row per game, round and seat",
+    (
+        Column("game_id", I64, "game index"),
+        Column("round", I8, "round, from 0"),
+        Column("seat", I8, "seat"),
+        Column("event_id", I8, "event resolved this round (deck number, from 1)"),
+        Column("card_id", I8, "dinosaur the seat played (deck number, from 1)"),
+        Column("strength", I8, "the card's total in the event's required traits", "trait points"),
+        Column("holder", I8, "seat holding the figure before the round"),
+        Column("won", BOOL, "this seat won the event"),
+    ),
+    rows_per_game=lambda s: rounds(s) * s.n_players,
+)
+HANDS = Table(
+    "hands",
+    "replay trace: each seat's hand before each round, one row per turns row",
+    (),
+    rows_per_game=lambda s: rounds(s) * s.n_players,
+    kind=Kind.TRACE,
+    buffers=(Buffer("hand", np.int8, lambda s: s.params.hand_size),),
+)
+TABLES = (GAMES, PLAYERS, ROUNDS, TURNS, HANDS)

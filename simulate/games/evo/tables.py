@@ -1,0 +1,147 @@
+"""EVO's log tables, each column declared once (see :mod:`simulate.kit.tables`).
+
+Rounds are numbered from 1 in every table, as the rulebook counts them ("no cards in rounds 1
+and 2"); seats from 0 in turn order of the table (the lineup's seat numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from rules.evo.cards import CARDS, WINDOW_NAMES
+from rules.evo.constants import GENES, N_GENES, TERRAINS
+from rules.evo.state import EV_WIDTH
+from simulate.kit.tables import LABELS, Buffer, Column, Kind, Table, group, strategy
+
+I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
+GENE_COLUMNS = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations")
+TIE_NAMES = ("tails", "dinos", "die")
+CARD_NAMES = tuple(c.hungarian for c in CARDS)
+
+
+def rounds(setup) -> int:
+    """Most rounds a game of the setup can last."""
+    return setup.params.max_rounds(setup.n_players)
+
+
+def _moves(setup) -> int:
+    p = setup.params
+    return max(p.portrait[1] + p.gene_bag[1], p.dinos_per_player)
+
+
+def _eggs(setup) -> int:
+    p = setup.params
+    return p.portrait[3] + p.gene_bag[3]
+
+
+def _cards(setup) -> int:
+    return 2 * len(setup.params.event_cards) + 2
+
+
+GAMES = Table("games", "one row per game", (
+    Column("game_id", I64, "game index in the run; (seed, game_id) replays it"),
+    Column("n_players", I8, "players at the table"),
+    Column("rounds", I8, "rounds played (the last one has no auction)", "rounds"),
+    Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
+    Column("n_winners", I8, "players sharing the victory (1 = outright)"),
+    Column("impact", BOOL, "the meteor struck on a die roll (else it reached the last space)"),
+    Column("meteor_space", I8, "meteor space at the end"),
+    Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+), rows_per_game=lambda s: 1, kind=Kind.GAME)  # fmt: skip
+PLAYERS = Table("players", "one row per game and seat", (
+    Column("game_id", I64, "game index"),
+    Column("seat", I8, "seat, from 0"),
+    strategy(),
+    Column("points", I16, "evolution points at the end", "points"),
+    Column("bonus", I8, "Váratlan gén points added for the final count", "points"),
+    Column("score", I16, "points + bonus: what decides the winner", "points"),
+    Column("dinos", I8, "dinos on the board at the end (the tie-break)"),
+    Column("winner", BOOL, "won or shared the victory"),
+    *group("genes", (*GENE_COLUMNS, "cards_bought"), I8, lambda g: (
+        "card genes bought" if g == "cards_bought" else f"{g} on the portrait at the end")),
+    Column("cards_played", I8, "event cards played (Osztódás takes count)"),
+    Column("cards_held", I8, "event cards in hand at the end"),
+    Column("start_region", I16, "region number of the start star"),
+), rows_per_game=lambda s: s.n_players, kind=Kind.GAME)  # fmt: skip
+TURNS = Table("turns", "one row per game, round and seat", (
+    Column("game_id", I64, "game index"),
+    Column("round", I8, "round, from 1"),
+    Column("seat", I8, "seat"),
+    Column("initiative", I8, "position in player order from phase 1 (0 = first player)"),
+    Column("initiative_by", LABELS,
+           "what placed the seat: tails (unique tail count), dinos (tails tied) or die",
+           labels=TIE_NAMES),
+    Column("order", I8, "position at the end of the round (after Én jövök előbb!)"),
+    Column("dinos", I8, "dinos on the board after survival"),
+    Column("points", I16, "points after scoring (phase 5, after Túlélőgén)", "points"),
+    *group("genes", GENE_COLUMNS, I8, lambda g: f"{g} this round (before this round's auction)",
+           width=N_GENES),
+    Column("born", I8, "newborns placed in phase 4 (and dinos swapped in by Kire ütött)"),
+    Column("died_climate", I8, "dinos lost in phase 5"),
+    Column("died_combat", I8, "dinos lost in combat (phases 3 and 4)"),
+    Column("died_card", I8, "dinos lost to Baleset, Vízözön or Kire ütött"),
+    Column("scored", I8, "points scored in phase 5", "points"),
+    Column("paid", I16, "points paid in this round's auction", "points"),
+    Column("penalty", I8, "points lost to another player's Túlélőgén", "points"),
+    Column("cards_held", I8, "event cards in hand at the end of the round"),
+), rows_per_game=lambda s: rounds(s) * s.n_players)  # fmt: skip
+ROUNDS = Table("rounds", "one row per game and round", (
+    Column("game_id", I64, "game index"),
+    Column("round", I8, "round, from 1"),
+    Column("first_seat", I8, "first player at the end of the round"),
+    Column("climate_roll", I8, "climate die (0 when a card decided the climate)"),
+    Column("climate_card", I8, "climate card played (number 1-26) or -1"),
+    Column("temperate", LABELS, "terrain of the temperate zone after the climate phase",
+           labels=TERRAINS),
+    Column("climate_field", I8, "field of the climate track under the marker (0 = start)"),
+    Column("meteor_space", I8, "meteor space after phase 6"),
+    Column("meteor_roll", I8, "meteor die (0 when the space shows none)"),
+    Column("impact", BOOL, "the meteor struck this round"),
+), rows_per_game=rounds)  # fmt: skip
+COMBATS = Table("combats", "one row per attack", (
+    Column("game_id", I64, "game index"),
+    Column("round", I8, "round, from 1"),
+    Column("phase", I8, "3 movement, 4 a newborn with Kemény kölykök"),
+    Column("attacker_seat", I8, "attacking seat"),
+    Column("defender_seat", I8, "defending seat"),
+    Column("attacker_horns", I8, "effective horns (with Óriásgén, Kemény kölykök)"),
+    Column("defender_horns", I8, "effective horns (with Nagytestvér)"),
+    Column("roll", I8, "the attacker's die"),
+    Column("attacker_won", BOOL, "the defender was removed"),
+    Column("region", I16, "contested region number"),
+), rows_per_game=lambda s: rounds(s) * s.n_players * (_moves(s) + _eggs(s)),
+   expected_rows=lambda s: 12)  # fmt: skip
+BIDS = Table("bids", "one row per gene bought", (
+    Column("game_id", I64, "game index"),
+    Column("round", I8, "round, from 1"),
+    Column("seat", I8, "buyer"),
+    Column("gene", LABELS, "gene kind", labels=GENES),
+    Column("bid", I16, "final winning bid", "points"),
+    Column("paid", I16, "points paid (bid minus mutations and Genetikai fölény, at least 0)",
+           "points"),
+    Column("mutations", I8, "mutation genes owned before paying"),
+), rows_per_game=lambda s: rounds(s) * s.n_players)  # fmt: skip
+CARDS_PLAYED = Table("cards", "one row per event card played", (
+    Column("game_id", I64, "game index"),
+    Column("round", I8, "round, from 1"),
+    Column("seat", I8, "player"),
+    Column("card", I8, "card number 1-26 (the seed's order)"),
+    Column("card_name", LABELS, "Hungarian name", labels=CARD_NAMES),
+    Column("phase", I8, "rulebook phase 1-6"),
+    Column("window", LABELS, "the moment in the round it was played", labels=WINDOW_NAMES),
+    Column("target", I16, "region number, die face, seat or (Osztódás) card taken; 0 if none"),
+    Column("reaction", BOOL, "played as Osztódás right after another card"),
+), rows_per_game=_cards, expected_rows=lambda s: 16)  # fmt: skip
+EVENTS = Table(
+    "events",
+    "replay trace: every event record the engine left, with its round",
+    (Column("round", I8, "round, from 1"),),
+    rows_per_game=lambda s: (
+        rounds(s) * s.n_players * (2 * _moves(s) + 2 * _eggs(s) + 2 * s.params.dinos_per_player + 4)
+        + 2 * _cards(s)
+    ),
+    kind=Kind.TRACE,
+    buffers=(Buffer("data", np.int32, EV_WIDTH),),
+)
+TABLES = (GAMES, PLAYERS, TURNS, ROUNDS, COMBATS, BIDS, CARDS_PLAYED, EVENTS)

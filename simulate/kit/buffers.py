@@ -1,0 +1,155 @@
+"""The kernel's column buffers, made from the table declarations, and their Arrow tables.
+
+A game's buffers are a named tuple of ``meta`` (int64 ``[table, (rows written, capacity, most
+rows one game adds)]``) and one field per table; each table is a named tuple of ``meta`` (its
+row of the shared ``meta``, a view) and one numpy array per buffer of
+:meth:`~simulate.kit.tables.Table.buffer_specs`. numba compiles a kernel for these
+tuple types like any other argument and caches it (the classes live in this module, so the
+cache can name them). Kernels write ``logs.turns.seat[row]``: by name, so a column cannot be
+filled from another one's position.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import re
+import sys
+import types
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from simulate.kit.arrow import dictionary, to_arrow
+from simulate.kit.tables import Column, Kind, Table
+
+if TYPE_CHECKING:
+    from simulate.kit.spec import Setup
+
+ROWS, CAPACITY, ROOM = 0, 1, 2
+"""Slots of a table's ``meta``."""
+
+
+def log_types(game: str, tables: Sequence[Table]) -> type:
+    """The named-tuple class of a game's buffers (and one class per table), defined here."""
+    slug = re.sub(r"\W", "_", game)
+    module = sys.modules[__name__]
+    for t in tables:
+        fields = ["meta", *(b.name for b in t.buffer_specs())]
+        cls = collections.namedtuple(f"{slug}__{t.name}", fields, module=__name__)
+        setattr(module, cls.__name__, cls)
+    names = ["meta", *(t.name for t in tables)]
+    logs = collections.namedtuple(f"{slug}__logs", names, module=__name__)
+    setattr(module, logs.__name__, logs)
+    return logs
+
+
+def _table_type(logs_type: type, table: str) -> type:
+    return getattr(sys.modules[__name__], f"{logs_type.__name__[: -len('__logs')]}__{table}")
+
+
+def allocate(
+    setup: Setup,
+    n_games: int,
+    *,
+    detail: bool = True,
+    trace: bool = False,
+    poison: Any = None,
+) -> Any:
+    """Empty buffers for ``n_games`` games: detail tables only with ``detail``, trace tables only
+    with ``trace``. ``poison`` fills them with a value instead of leaving them uninitialised
+    (the conformance suite uses two poisons to find a column no kernel writes)."""
+    spec = setup.game
+    meta = np.zeros((len(spec.tables), 3), dtype=np.int64)
+    out = []
+    for i, t in enumerate(spec.tables):
+        on = (
+            t.kind is Kind.GAME
+            or (t.kind is Kind.DETAIL and detail)
+            or (t.kind is Kind.TRACE and trace)
+        )
+        room = int(t.rows_per_game(setup)) if on else 0
+        if not on:
+            capacity = 0
+        elif t.expected_rows is None:
+            capacity = n_games * room
+        else:
+            capacity = math.ceil(n_games * t.expected_rows(setup)) + room
+        arrays = []
+        for b in t.buffer_specs():
+            shape = b.shape(capacity, setup)
+            arrays.append(
+                np.empty(shape, b.dtype) if poison is None else np.full(shape, poison, b.dtype)
+            )
+        meta[i] = (0, capacity, room)
+        out.append(_table_type(spec.log_type, t.name)(meta[i], *arrays))
+    return spec.log_type(meta, *out)
+
+
+def reset(logs: Any) -> None:
+    """Forget the rows written (buffers reused for the next chunk)."""
+    logs.meta[:, ROWS] = 0
+
+
+def grow(logs: Any) -> tuple[Any, list[str]]:
+    """``logs`` with more room in every table a further game might overflow, rows kept."""
+    meta = logs.meta.copy()
+    tables, grown = [], []
+    for i, (name, t) in enumerate(zip(logs._fields[1:], logs[1:], strict=True)):
+        rows, capacity, room = (int(x) for x in meta[i])
+        if rows + room <= capacity:
+            tables.append(type(t)(meta[i], *t[1:]))
+            continue
+        bigger = 2 * capacity + room
+        arrays = []
+        for a in t[1:]:
+            new = np.empty((bigger, *a.shape[1:]), a.dtype)
+            new[:rows] = a[:rows]
+            arrays.append(new)
+        meta[i, CAPACITY] = bigger
+        tables.append(type(t)(meta[i], *arrays))
+        grown.append(name)
+    return type(logs)(meta, *tables), grown
+
+
+def _values(column: Column, table: Any, rows: int) -> np.ndarray:
+    buf = getattr(table, column.buffer)
+    return buf[:rows] if column.index is None else buf[:rows, column.index]
+
+
+def column_array(column: Column, table: Any, rows: int, setup: Setup) -> pa.Array:
+    """One column of a table's buffers as an Arrow array of the declared type."""
+    values = _values(column, table, rows)
+    if column.lineup:
+        labels = column.label_list(setup)
+        code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
+        return dictionary(code[values], labels)
+    if column.labels is not None:
+        return dictionary(values, column.label_list(setup))
+    return to_arrow(values, column.type)
+
+
+def arrow_tables(setup: Setup, logs: Any) -> dict[str, pa.Table]:
+    """Every logged table of a chunk, from its buffers (trace tables are not logged)."""
+    out = {}
+    for t, buf in zip(setup.game.tables, logs[1:], strict=True):
+        if t.kind is Kind.TRACE:
+            continue
+        rows = int(buf.meta[ROWS])
+        arrays = [column_array(c, buf, rows, setup) for c in t.columns]
+        out[t.name] = pa.Table.from_arrays(arrays, schema=t.arrow())
+    return out
+
+
+def view(setup: Setup, logs: Any) -> types.SimpleNamespace:
+    """The rows written, as numpy arrays: ``view.turns.seat``, ``view.players.winner`` ...
+    (a category column gives its codes; 2-D buffers are there under their buffer name)."""
+    tables = {}
+    for t, buf in zip(setup.game.tables, logs[1:], strict=True):
+        rows = int(buf.meta[ROWS])
+        cols = {b.name: getattr(buf, b.name)[:rows] for b in t.buffer_specs()}
+        cols.update({c.name: _values(c, buf, rows) for c in t.columns})
+        tables[t.name] = types.SimpleNamespace(rows=rows, **cols)
+    return types.SimpleNamespace(**tables)

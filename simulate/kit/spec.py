@@ -1,0 +1,177 @@
+"""A game, declared once: the :class:`GameSpec` everything else derives from.
+
+A game's module (``simulate/games/<pkg>/__init__.py``) builds one ``SPEC`` and the registry
+(:mod:`simulate.games`) names that module in one line. The CLI's listing, the runner, ``bench``,
+``verify``, ``replay``, the report, the column docs and the conformance suite read the spec;
+nothing shared names a game.
+
+A spec holds no mutable state: what a kernel mutates (its state records, the column buffers)
+lives in a per-thread context (:mod:`simulate.kit.play`), so any executor shape (processes,
+threads, Dask workers with many threads) plays the same rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from rules.core.errors import RuleError
+from rules.core.params import Parameters
+from simulate.kit.buffers import log_types
+from simulate.kit.tables import SHARED_COLUMNS, Kind, Table, schema_digest
+from strategies.core.registry import Registry, Strategy
+
+
+class GameData(Protocol):
+    """What a game's loaded data (deck, map, card pool ...) tells the toolkit."""
+
+    sha256: str
+
+    def describe(self) -> str:
+        """One line naming the data set, saying PROVISIONAL where it is not the real one."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Bench:
+    """How ``dinolab bench GAME`` measures the game."""
+
+    lineup: str
+    players: int
+    kernel_games: int
+    """Games for the kernel measurement (a few seconds' worth)."""
+    interpreted_games: int
+    """Games played with ``NUMBA_DISABLE_JIT=1``: enough for a rate, not minutes of waiting."""
+    extra: Callable[[int], list[tuple[str, str]]] | None = None
+    """More rows for the bench table (Dino Kontra Dino: the C yardstick), given kernel_games."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Demo:
+    """The configuration ``make run`` (``dinolab demo``) plays, and the tests' small runs."""
+
+    players: int
+    strategy: str
+    games: int
+    rotate: bool = True
+    test_games: int = 400
+    """Games of the small runs the tests (and notebooks) use."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """A paired rule variant the game's report shows (played by ``dinolab report``)."""
+
+    assignments: tuple[str, ...]
+    note: str = ""
+    """What the variant measures, added to its report section."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """What a step-by-step checked game ends with (see each game's ``check.py``)."""
+
+    winners: list[bool]
+    rounds: int
+    decisions: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class GameSpec:
+    """Everything the toolkit knows about one game."""
+
+    module: str
+    """The module that defines this spec as ``SPEC`` (how workers find it again)."""
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    min_players: int
+    max_players: int
+    default_players: int
+    parameters: type[Parameters]
+    load_data: Callable[[Any, int], GameData]
+    """``load_data(params, n_players)``: load and validate the data files the parameters name."""
+    registry: Registry
+    default_strategy: str
+    default_chunk: int
+    """Games per chunk by default: bounded memory, several chunks per worker."""
+    tables: tuple[Table, ...]
+    build_inputs: Callable[[Setup], tuple]
+    """The records a kernel reads for a setup (rules table, lineup, states, scratch)."""
+    kernel: Callable[..., int]
+    """The compiled chunk kernel (see :mod:`simulate.kit.support` for its signature)."""
+    render: Callable[[Setup, int, int, Any], str]
+    """``render(setup, seed, game_id, view)``: a traced game as text a person can follow."""
+    data_files: Callable[[Setup], dict[str, bytes]]
+    """Files stored beside the logs so the run describes itself (``deck.csv`` ...)."""
+    check: Callable[[Setup, int, int], Checked]
+    """``check(setup, seed, game_id)``: play one game (no rotation) step by step with every
+    rule invariant checked; the conformance suite compares it with the kernel's rows."""
+    bench: Bench
+    demo: Demo
+    report: str
+    """The module of the game's report sections: ``sections(run) -> list[Section]``."""
+    notebook: str
+    """The game's notebook, relative to the project root."""
+    report_variants: tuple[Variant, ...] = ()
+    schema_version: int = 1
+    """Bumped whenever a logged column changes; the manifest records it."""
+    log_type: type = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.tables]
+        for table, columns in SHARED_COLUMNS.items():
+            if table not in names:
+                raise TypeError(f"{self.name} lacks the shared table {table}")
+            have = {c.name for c in self.tables[names.index(table)].columns}
+            if missing := set(columns) - have:
+                raise TypeError(f"{self.name}.{table} lacks {sorted(missing)}")
+        object.__setattr__(self, "log_type", log_types(self.name, self.tables))
+
+    def __reduce__(self):  # workers import the spec's module instead of unpickling functions
+        return (load_spec, (self.module,))
+
+    @property
+    def logged_tables(self) -> tuple[Table, ...]:
+        return tuple(t for t in self.tables if t.kind is not Kind.TRACE)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The log schema's version and digest, as the manifest records them."""
+        return {"version": self.schema_version, "digest": schema_digest(self.logged_tables)}
+
+    def setup(self, params: Parameters, n_players: int, strategies: str | None) -> Setup:
+        """Validate everything about a configuration before anything is written."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise RuleError(
+                f"{self.name} plays with {self.min_players}-{self.max_players} players, "
+                f"got {n_players}"
+            )
+        lineup = self.registry.lineup(strategies or self.default_strategy, n_players)
+        data = self.load_data(params, n_players)
+        return Setup(self, params, n_players, tuple(lineup), data)
+
+
+def load_spec(module: str) -> GameSpec:
+    """The ``SPEC`` of a game module."""
+    return importlib.import_module(module).SPEC
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Setup:
+    """A validated configuration of one game, ready to play: parameters, data and lineup."""
+
+    game: GameSpec
+    params: Parameters
+    n_players: int
+    lineup: tuple[Strategy, ...]
+    data: GameData
+
+    @property
+    def labels(self) -> list[str]:
+        return [s.label for s in self.lineup]
+
+    def describe_data(self) -> str:
+        return self.data.describe()

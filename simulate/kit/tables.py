@@ -1,0 +1,210 @@
+"""Log tables declared once: every column's name, type, meaning and unit, in one list.
+
+A game declares its tables as :class:`Table` s of :class:`Column` s. Everything else derives
+from that list: the kernel's column buffers and their growth (:mod:`simulate.kit.buffers`), the
+Arrow conversion, the schema ``verify`` checks, the manifest's table docs, ``dinolab games GAME``
+and ``docs/schema.md``.
+
+Buffers. A column is written by the kernel into a numpy buffer of the same name (a 1-D array
+with one value per row). Columns declared with :func:`group` share one 2-D buffer, so a kernel
+can fill them in a loop (``logs.turns.genes[row, k]``). A dictionary column's buffer holds int8
+codes into its labels; the :func:`strategy` column's buffer holds the lineup position of the
+seat's bot, which the kit turns into the bot's label.
+
+Rows. Each table says how many rows one game may write at most (``rows_per_game``). Tables whose
+typical count is far below that bound give an ``expected_rows`` estimate: their buffers start
+there and grow when a game might not fit (the kernel stops before such a game; see
+:mod:`simulate.kit.support`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from simulate.kit.spec import Setup
+
+NUMPY_OF = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+    pa.bool_(): np.bool_,
+}
+LABELS = pa.dictionary(pa.int8(), pa.string())
+"""Arrow type of a category column: int8 codes into a list of labels."""
+
+
+class Kind(Enum):
+    """When a table is written."""
+
+    GAME = "game"
+    """Always (``games``, ``players``): results, and the kernel benchmark, need them."""
+    DETAIL = "detail"
+    """Logged runs (every table); skipped by the kernel benchmark's no-log measurement."""
+    TRACE = "trace"
+    """Replay only: what a person needs to follow one game; never written to Parquet."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One logged column.
+
+    ``labels``: for a category column (``type`` :data:`LABELS`), the labels its int8 codes index,
+    as a tuple or a function of the setup (card names from the deck ...). ``buffer`` and
+    ``index``: set by :func:`group` for columns that share a 2-D buffer.
+    """
+
+    name: str
+    type: pa.DataType
+    doc: str
+    unit: str = ""
+    labels: tuple[str, ...] | Callable[[Setup], Sequence[str]] | None = None
+    buffer: str = ""
+    index: int | None = None
+    width: int | None = None
+    lineup: bool = False
+    """The buffer holds lineup positions; the column shows each position's strategy label."""
+
+    def __post_init__(self) -> None:
+        if not self.buffer:
+            object.__setattr__(self, "buffer", self.name)
+        if pa.types.is_dictionary(self.type) != (self.labels is not None or self.lineup):
+            raise TypeError(f"column {self.name}: dictionary columns need labels, others none")
+        if not pa.types.is_dictionary(self.type) and self.type not in NUMPY_OF:
+            raise TypeError(f"column {self.name}: unsupported type {self.type}")
+
+    @property
+    def dtype(self) -> type:
+        """The numpy type of the column's buffer."""
+        return np.int8 if pa.types.is_dictionary(self.type) else NUMPY_OF[self.type]
+
+    def label_list(self, setup: Setup) -> list[str]:
+        if self.lineup:
+            return sorted(set(setup.labels))
+        labels = self.labels
+        return list(labels(setup) if callable(labels) else labels)
+
+    def describe(self) -> str:
+        """The column's doc with its unit, for schema docs."""
+        return f"{self.doc} ({self.unit})" if self.unit else self.doc
+
+
+def strategy(doc: str = "the bot in this seat (its label)") -> Column:
+    """The shared ``strategy`` column: the kernel writes the seat's lineup position."""
+    return Column("strategy", LABELS, doc, lineup=True)
+
+
+def group(
+    buffer: str,
+    names: Sequence[str],
+    type: pa.DataType,
+    doc: Callable[[str], str],
+    unit: str = "",
+    width: int | None = None,
+) -> tuple[Column, ...]:
+    """Columns ``names`` filled from one 2-D buffer ``buffer`` (column ``i`` from ``[:, i]``).
+
+    ``width`` makes the buffer wider than the logged columns (scratch slots the kernel may
+    fill but nobody logs).
+    """
+    width = len(names) if width is None else width
+    if width < len(names):
+        raise ValueError(f"buffer {buffer} is narrower than its columns")
+    return tuple(
+        Column(name, type, doc(name), unit, buffer=buffer, index=i, width=width)
+        for i, name in enumerate(names)
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Buffer:
+    """A numpy buffer behind one or more columns: 1-D, or 2-D with ``width`` columns."""
+
+    name: str
+    dtype: type
+    width: int | Callable[[Setup], int] | None = None
+
+    def shape(self, rows: int, setup: Setup) -> tuple[int, ...]:
+        if self.width is None:
+            return (rows,)
+        width = self.width(setup) if callable(self.width) else self.width
+        return (rows, width)
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A logged table: one folder of Parquet parts under the run directory.
+
+    ``rows_per_game(setup)``: most rows one game writes. ``expected_rows(setup)``: rows per game
+    to allocate at first for tables that grow (``None``: allocate the most, never grow).
+    ``buffers``: extra buffers a trace table needs (2-D, width by setup).
+    """
+
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+    rows_per_game: Callable[[Setup], int]
+    kind: Kind = Kind.DETAIL
+    expected_rows: Callable[[Setup], float] | None = None
+    buffers: tuple[Buffer, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns] + [b.name for b in self.buffers]
+        if len(set(names)) != len(names) or "meta" in names:
+            raise ValueError(f"table {self.name} declares a name twice (or 'meta')")
+
+    def buffer_specs(self) -> tuple[Buffer, ...]:
+        """Every buffer the kernel fills, in declaration order."""
+        out: dict[str, Buffer] = {}
+        for c in self.columns:
+            out.setdefault(c.buffer, Buffer(c.buffer, c.dtype, c.width))
+        for b in self.buffers:
+            out[b.name] = b
+        return tuple(out.values())
+
+    def arrow(self) -> pa.Schema:
+        """The table's Arrow schema, as ``verify`` checks every part against."""
+        return pa.schema([pa.field(c.name, c.type) for c in self.columns])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table's documentation, as the manifest records it."""
+        return {
+            "doc": self.doc,
+            "columns": [
+                {
+                    "name": c.name,
+                    "type": str(c.type),
+                    "doc": c.doc,
+                    **({"unit": c.unit} if c.unit else {}),
+                }
+                for c in self.columns
+            ],
+        }
+
+
+SHARED_COLUMNS = {
+    "games": ("game_id", "n_winners", "rounds"),
+    "players": ("game_id", "seat", "strategy", "winner"),
+}
+"""Columns every game logs, so the shared analyses read every run the same way."""
+
+
+def schema_digest(tables: Sequence[Table]) -> str:
+    """A digest of the logged tables' names, columns and types (a changed schema, a new digest)."""
+    text = json.dumps(
+        [[t.name, [[c.name, str(c.type)] for c in t.columns]] for t in tables],
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
