@@ -3,10 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-RUN_DIR ?= runs/demo-dkd
-EVO_RUN_DIR ?= runs/demo-evo
-
-.PHONY: venv run test bench lint format clean
+.PHONY: venv run test bench schema lint format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,24 +13,22 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-## run: 1,000,000 four-player Dino Kontra Dino games (mixed bots, rotated seats) and
-## 200,000 four-player EVO games (heuristic bots), each with its report
+## run: every registered game's demo (1,000,000 Dino Kontra Dino games, 200,000 EVO games ...,
+## mixed or heuristic bots) into runs/demo-<game>/, each with its report
 run: $(STAMP)
-	$(VENV)/bin/dinolab simulate dkd --games 1000000 --players 4 --seed 7 \
-		--strategy greedy,cautious,blind,random --rotate --out $(RUN_DIR) --force
-	$(VENV)/bin/dinolab report $(RUN_DIR)
-	$(VENV)/bin/dinolab simulate evo --games 200000 --players 4 --seed 7 \
-		--strategy heuristic --out $(EVO_RUN_DIR) --force
-	$(VENV)/bin/dinolab report $(EVO_RUN_DIR)
+	$(VENV)/bin/dinolab demo --out-dir runs
 
-## test: the whole suite (unit, property, statistical, CLI, notebooks)
+## test: the whole suite (unit, property, statistical, conformance, CLI, notebooks)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-## bench: kernel and end-to-end throughput of both games (dkd with the C yardstick ratio)
+## bench: kernel and end-to-end throughput of every game (dkd with the C yardstick ratio)
 bench: $(STAMP)
-	$(VENV)/bin/dinolab bench dkd
-	$(VENV)/bin/dinolab bench evo
+	$(VENV)/bin/dinolab bench
+
+## schema: regenerate docs/schema.md from the table declarations
+schema: $(STAMP)
+	$(VENV)/bin/dinolab games --markdown > docs/schema.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

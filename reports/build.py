@@ -1,75 +1,31 @@
-"""``dinolab report RUN``: one self-contained HTML file with plots, and a Markdown summary.
+"""The report of a run: one self-contained HTML page with plots, and a Markdown summary.
 
-The report is a list of :class:`Section` s: the common ones (seats, strategies, balance, shared
-wins, length, convergence) and the game's own (see ``GAME_SECTIONS``). Every number comes
-from an analysis function in ``reports/``; notebooks call the same functions.
+A report is a list of :class:`~reports.section.Section` s: the common ones (seats, strategies,
+balance, shared wins, length, convergence), the game's own (its report module's
+``sections(run)``, named by the game's spec) and one per paired variant. Every number comes from
+an analysis function in ``reports/``; notebooks call the same functions. This module only reads:
+the CLI opens the run and its variants, plays missing variants with ``simulate``, and writes
+the page this module renders.
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import html
 import json
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from reports import common, compare, evo, plots
-from reports import dino_kontra_dino as dkd
-from reports.load import Run
+from reports import common, compare, plots
+from reports.section import Section, ci_text, rows_of
+from reports.source import RunData
+
+GameSections = Callable[[RunData], list[Section]]
 
 
-@dataclasses.dataclass
-class Section:
-    title: str
-    text: str
-    table: pl.DataFrame | None = None
-    columns: dict[str, str] = dataclasses.field(default_factory=dict)
-    """Columns to show: name -> format ('pct', 'pct_ci', 'int', 'float', 'str')."""
-    figure: bytes | None = None
-    key: str = ""
-    """A short id for tests and links."""
-
-
-def fmt(value, kind: str) -> str:
-    if value is None:
-        return ""
-    if kind == "pct":
-        return f"{value:.2%}"
-    if kind == "pp":
-        return f"{value * 100:+.2f} pp"
-    if kind == "int":
-        return f"{int(value):,}"
-    if kind == "float":
-        return f"{value:.3f}"
-    return str(value)
-
-
-def _ci(row: dict, kind: str = "pct") -> str:
-    return f"{fmt(row['mean'], kind)} [{fmt(row['lo'], kind)}, {fmt(row['hi'], kind)}]"
-
-
-def rows_of(section: Section) -> tuple[list[str], list[list[str]]]:
-    """Header and formatted rows of a section's table."""
-    assert section.table is not None
-    header = list(section.columns)
-    out = []
-    for r in section.table.iter_rows(named=True):
-        cells = []
-        for name, kind in section.columns.items():
-            if kind == "pct_ci":
-                cells.append(
-                    f"{fmt(r[name], 'pct')} [{fmt(r['lo'], 'pct')}, {fmt(r['hi'], 'pct')}]"
-                )
-            else:
-                cells.append(fmt(r[name], kind))
-        out.append(cells)
-    return header, out
-
-
-def common_sections(run: Run) -> list[Section]:
+def common_sections(run: RunData) -> list[Section]:
+    """The sections every game's report has."""
     seats = common.seat_win_share(run)
     bal = common.balance(seats)
     fair = 1 / run.n_players
@@ -81,8 +37,8 @@ def common_sections(run: Run) -> list[Section]:
             "Seat advantage",
             f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
             f"95% intervals{clustered}. "
-            f"A fair seat wins {fair:.2%}. Seat {best['seat']} does best ({_ci(best)}), seat "
-            f"{worst['seat']} worst ({_ci(worst)}). Balance (1 minus the largest gap between "
+            f"A fair seat wins {fair:.2%}. Seat {best['seat']} does best ({ci_text(best)}), seat "
+            f"{worst['seat']} worst ({ci_text(worst)}). Balance (1 minus the largest gap between "
             f"seats, Ludii's measure): {bal:.3f}.",
             seats.with_columns(pl.col("seat").cast(pl.String)),
             {"seat": "str", "n": "int", "mean": "pct_ci", "diff": "pp"},
@@ -109,7 +65,7 @@ def common_sections(run: Run) -> list[Section]:
                     else " (seats not rotated: seat effects are mixed in; use --rotate)"
                 )
                 + f". 'relative' is win share times the number of players (1 = a fair share). "
-                f"Strongest: {top['strategy']} at {_ci(top)}.",
+                f"Strongest: {top['strategy']} at {ci_text(top)}.",
                 strategies,
                 {"strategy": "str", "n": "int", "mean": "pct_ci", "relative": "float"},
                 plots.bars_with_ci(
@@ -167,240 +123,10 @@ def common_sections(run: Run) -> list[Section]:
     return sections
 
 
-def dkd_sections(run: Run) -> list[Section]:
-    rounds = dkd.figure_rounds(run)
-    moved = float(rounds["events_moved_per_game"][0])
-    tied = rounds.row(1, named=True)["share"] + rounds.row(2, named=True)["share"]
-    value = dkd.figure_value(run)
-    hold, other = value.row(0, named=True), value.row(1, named=True)
-    first = dkd.first_holder_value(run)
-    cards = dkd.card_strength(run)
-    strongest, weakest = (
-        cards.row(0, named=True),
-        cards.filter(pl.col("played") > 0).row(-1, named=True),
-    )
-    events = dkd.event_difficulty(run)
-    shown_first = first.with_columns(pl.col("started_with_figure").cast(pl.String))
-    return [
-        Section(
-            "The dinosaur figure: how often it decides",
-            f"{tied:.2%} of rounds had a tie at the top strength, so the figure rule picked the "
-            f"winner. Against ties broken at random, the rule moves {moved:.3f} events per game "
-            f"to the tied player nearest the figure.",
-            rounds,
-            {"rounds": "str", "count": "int", "share": "pct_ci"},
-            plots.stacked_shares(
-                ["outright", "tie, holder kept", "tie, clockwise"],
-                [rounds.row(i, named=True)["share"] for i in range(3)],
-                title="How rounds are decided",
-            ),
-            key="figure",
-        ),
-        Section(
-            "The dinosaur figure: what holding it is worth",
-            f"Seats holding the figure won {hold['win_rate']:.2%} of rounds "
-            f"[{hold['lo']:.2%}, {hold['hi']:.2%}], the others {other['win_rate']:.2%} "
-            f"[{other['lo']:.2%}, {other['hi']:.2%}] (a fair share is "
-            f"{1 / run.n_players:.2%}). The holder won the previous round, so part of the gap is "
-            f"its stronger hand. Win share of the seat that started with the figure against the "
-            f"rest is in the second table"
-            + (
-                " (the figure always started at seat 0, so this is also seat 0's advantage; "
-                "--set first_holder=-1 separates them)."
-                if run.config["params"].get("first_holder", 0) >= 0
-                else "."
-            ),
-            value,
-            {"seat-rounds": "str", "rounds": "int", "win_rate": "pct_ci"},
-            key="figure_value",
-        ),
-        Section(
-            "Win share of the first figure holder",
-            "",
-            shown_first,
-            {"started_with_figure": "str", "n": "int", "mean": "pct_ci"},
-            key="first_holder",
-        ),
-        Section(
-            "Card strength",
-            f"Every dinosaur by the share of rounds it won when played. Strongest: "
-            f"{strongest['name']} #{strongest['card_id']} ({strongest['win_rate']:.1%}); weakest: "
-            f"{weakest['name']} #{weakest['card_id']} ({weakest['win_rate']:.1%}). Bots choose "
-            f"when to play a card, so this measures the card as the bots use it.",
-            cards,
-            {
-                "rank": "int",
-                "name": "str",
-                "card_id": "int",
-                "predation": "int",
-                "size": "int",
-                "speed": "int",
-                "adaptability": "int",
-                "played": "int",
-                "win_rate": "pct_ci",
-                "mean_strength": "float",
-            },
-            plots.ranked_cards(cards),
-            key="cards",
-        ),
-        Section(
-            "Events",
-            "Every event by how often the figure decided it, with the mean winning strength.",
-            events,
-            {
-                "event_id": "int",
-                "name": "str",
-                "needs": "str",
-                "rounds": "int",
-                "mean_top": "float",
-                "figure_decided": "pct",
-            },
-            key="events",
-        ),
-    ]
-
-
-TAIL_VARIANT = ["initiative_tails=false"]
-
-
-def evo_sections(run: Run) -> list[Section]:
-    curves = evo.gene_price_curves(run)
+def variant_sections(run: RunData, variants: Sequence[tuple[RunData, str]]) -> list[Section]:
+    """One section per paired variant (``variants``: each variant's run and what it measures)."""
     sections = []
-    if not curves.is_empty():
-        summary = evo.gene_summary(curves)
-        over = summary.filter(pl.col("surplus") < 0).sort("surplus")
-        under = summary.filter(pl.col("surplus") > 0).sort("surplus", descending=True)
-        text = (
-            f"What each gene was worth at each auction against what buyers paid, with "
-            f"{run.n_players} players (make a run per player count to compare them). "
-            "Every player "
-            "buys exactly one gene per auction, so worth is only measurable relative to the "
-            "other genes: values and prices are in points relative to the average gene sold "
-            "that round (see reports/evo.py for the model). "
-        )
-        if under.height:
-            g = under.row(0, named=True)
-            text += (
-                f"Most underpriced: {g['gene']} (worth {g['value']:+.1f} points against "
-                f"the average gene, priced {g['price']:+.2f}). "
-            )
-        if over.height:
-            g = over.row(0, named=True)
-            text += (
-                f"Most overpriced: {g['gene']} (worth {g['value']:+.1f}, priced {g['price']:+.2f})."
-            )
-        sections.append(
-            Section(
-                "Gene prices against gene values",
-                text,
-                summary,
-                {
-                    "gene": "str",
-                    "sold": "int",
-                    "paid": "float",
-                    "price": "float",
-                    "value": "float",
-                    "surplus": "float",
-                    "overpriced_rounds": "int",
-                    "underpriced_rounds": "int",
-                },
-                plots.gene_curves(curves, list(evo.GENES)),
-                key="genes",
-            )
-        )
-        detail = curves.filter(pl.col("value").is_not_null()).with_columns(
-            pl.col("round").cast(pl.Int64)
-        )
-        sections.append(
-            Section(
-                "Gene prices and values by round",
-                "Median and quartiles of the price paid; "
-                "value and price relative to the average gene sold that round.",
-                detail,
-                {
-                    "gene": "str",
-                    "round": "int",
-                    "sold": "int",
-                    "paid_median": "float",
-                    "paid_q1": "float",
-                    "paid_q3": "float",
-                    "price": "float",
-                    "value": "float",
-                    "lo": "float",
-                    "hi": "float",
-                    "verdict": "str",
-                },
-                key="gene_rounds",
-            )
-        )
-    init = evo.initiative_win_share(run)
-    ties = evo.initiative_ties(run)
-    first, last = init.row(0, named=True), init.row(-1, named=True)
-    tail_value = curves.filter(pl.col("gene") == "tail") if not curves.is_empty() else curves
-    sections.append(
-        Section(
-            "Initiative: what playing first is worth",
-            f"Final win share by initiative position over every seat-round (0 = first player): "
-            f"first {first['mean']:.2%} [{first['lo']:.2%}, {first['hi']:.2%}], last "
-            f"{last['mean']:.2%} [{last['lo']:.2%}, {last['hi']:.2%}]. A fair share is "
-            f"{1 / run.n_players:.2%}.",
-            init.with_columns(pl.col("initiative").cast(pl.String)),
-            {"initiative": "str", "n": "int", "mean": "pct_ci"},
-            plots.bars_with_ci(
-                [f"{i}" for i in init["initiative"]],
-                init,
-                title="Win share by initiative position",
-                ylabel="win share, %",
-                reference=1 / run.n_players,
-            ),
-            key="initiative",
-        )
-    )
-    sections.append(
-        Section(
-            "Initiative: how places were decided",
-            "Each seat-round by what fixed its place: a tail count nobody else had, dinos on the "
-            "board (tails tied), or the die (tails and dinos tied)."
-            + (
-                f" The tail gene's relative value by round is in the gene table "
-                f"({tail_value.filter(pl.col('value').is_not_null()).height} rounds estimable)."
-                if tail_value.height
-                else ""
-            ),
-            ties,
-            {"decided_by": "str", "seat_rounds": "int", "share": "pct_ci"},
-            key="ties",
-        )
-    )
-    combats = evo.combat_table(run)
-    if combats.height:
-        sections.append(
-            Section(
-                "Combat by horn difference",
-                "Attacks by the attacker's horns minus the defender's (capped at ±2) and how often "
-                "the attacker won; the rulebook's table gives 1/6, 2/6, 4/6 and 5/6.",
-                combats.with_columns(pl.col("diff").cast(pl.String)),
-                {"diff": "str", "attacks": "int", "win_rate": "pct_ci"},
-                key="combat",
-            )
-        )
-    return sections
-
-
-GAME_SECTIONS: dict[str, Callable[[Run], list[Section]]] = {
-    "dino-kontra-dino": dkd_sections,
-    "evo": evo_sections,
-}
-GAME_VARIANTS: dict[str, list[list[str]]] = {"evo": [TAIL_VARIANT]}
-"""Paired variants a game's report plays when they are missing."""
-
-
-def variant_sections(run: Run) -> list[Section]:
-    from simulate.variants import list_variants
-
-    sections = []
-    for folder in list_variants(run.store):
-        variant = Run(folder)
+    for variant, note in variants:
         if not variant.games_logged:
             continue
         changes = compare.changed_rules(run, variant)
@@ -412,18 +138,16 @@ def variant_sections(run: Run) -> list[Section]:
             f"The rule change moves {moved * 100:.2f} percentage points of win share between "
             f"seats; each row's change is a paired difference with its 95% interval."
         )
-        if run.game == "evo" and "initiative_tails" in changes:
-            text += (
-                " With initiative_tails=false, tails no longer decide who plays first: "
-                "this is how much the tail rule moves the game."
-            )
+        if note:
+            text += " " + note
+        key = "variant-" + ",".join(f"{k}={json.dumps(b)}" for k, (_, b) in changes.items())
         sections.append(
             Section(
                 f"Rule variant: {label} (paired)",
                 text,
                 seats.with_columns(pl.col("seat").cast(pl.String)),
                 {"seat": "str", "base": "pct", "variant": "pct", "mean": "pct_ci"},
-                key=f"variant-{folder.name}",
+                key=key,
             )
         )
         strategies = compare.paired_by(run, variant, "strategy")
@@ -434,40 +158,27 @@ def variant_sections(run: Run) -> list[Section]:
                     "",
                     strategies,
                     {"strategy": "str", "base": "pct", "variant": "pct", "mean": "pct_ci"},
-                    key=f"variant-{folder.name}-strategies",
+                    key=f"{key}-strategies",
                 )
             )
     return sections
 
 
-def build_sections(run: Run) -> list[Section]:
-    extra = GAME_SECTIONS.get(run.game)
-    return common_sections(run) + (extra(run) if extra else []) + variant_sections(run)
+def build_sections(
+    run: RunData,
+    game_sections: GameSections | None = None,
+    variants: Sequence[tuple[RunData, str]] = (),
+) -> list[Section]:
+    """Every section of the run's report, in order."""
+    own = game_sections(run) if game_sections is not None else []
+    return common_sections(run) + own + variant_sections(run, variants)
 
 
-def ensure_variants(run: Run, games: int, workers: int | None) -> None:
-    """Play the game's report variants that are missing (paired, at most ``games`` games)."""
-    from rules.core.params import parse_assignments
-    from simulate.executors import make_executor
-    from simulate.variants import VARIANTS, run_variant, variant_name
-
-    if not run.complete:
-        return
-    for assignments in GAME_VARIANTS.get(run.game, []):
-        folder = run.store.child(f"{VARIANTS}/{variant_name(parse_assignments(assignments))}")
-        if folder.exists("manifest.json") and Run(folder).complete:
-            continue
-        n = min(games, run.games_logged)
-        print(f"playing the paired variant {', '.join(assignments)} on {n:,} games ...")
-        run_variant(run.store, assignments, make_executor(workers), n)
-
-
-def _header(run: Run) -> dict[str, str]:
+def _header(run: RunData) -> dict[str, str]:
     c, m = run.config, run.manifest
     params = ", ".join(f"{k}={json.dumps(v)}" for k, v in c["params"].items())
     return {
-        "title": f"{m.get('game_title', run.game)}: {c['n_players']} players, "
-        f"{run.games_logged:,} games",
+        "title": f"{run.title}: {c['n_players']} players, {run.games_logged:,} games",
         "data": m["data"]["description"],
         "lineup": ", ".join(c["strategies"]) + (" (rotated)" if c["rotate"] else ""),
         "config": f"seed {c['seed']}; {params}",
@@ -492,7 +203,8 @@ td:first-child,th:first-child{text-align:left}
 """
 
 
-def render_html(run: Run, sections: list[Section]) -> str:
+def render_html(run: RunData, sections: list[Section]) -> str:
+    """The report as one self-contained HTML page (plots embedded as PNG)."""
     h = _header(run)
     e = html.escape
     out = [
@@ -525,7 +237,8 @@ def render_html(run: Run, sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def render_markdown(run: Run, sections: list[Section]) -> str:
+def render_markdown(run: RunData, sections: list[Section]) -> str:
+    """The report's tables and text as Markdown (plots are in the HTML page)."""
     h = _header(run)
     out = [f"# {h['title']}", ""]
     if h["status"]:
@@ -552,19 +265,11 @@ def render_markdown(run: Run, sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def write_report(
-    run_dir: str | Path,
-    *,
-    variants: bool = True,
-    variant_games: int = 50_000,
-    workers: int | None = None,
+def report(
+    run: RunData,
+    game_sections: GameSections | None = None,
+    variants: Sequence[tuple[RunData, str]] = (),
 ) -> tuple[str, str]:
-    """Write ``report.html`` and ``report.md`` into the run directory; return where."""
-    run = Run(run_dir)
-    if variants:
-        ensure_variants(run, variant_games, workers)
-    sections = build_sections(run)
-    run.store.write_bytes("report.html", render_html(run, sections).encode())
-    run.store.write_bytes("report.md", render_markdown(run, sections).encode())
-    base = str(run.path).rstrip("/")
-    return f"{base}/report.html", f"{base}/report.md"
+    """The run's report as (HTML, Markdown) text."""
+    sections = build_sections(run, game_sections, variants)
+    return render_html(run, sections), render_markdown(run, sections)

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.load import Run
-from reports.stats import clustered_mean, wilson
+from reports.source import RunData
+from reports.stats import clustered_mean, with_wilson
 
 
-def with_win_share(run: Run) -> pl.LazyFrame:
+def cluster(run: RunData) -> pl.Expr:
+    """Games that share a deal (seat rotation) are one cluster for confidence intervals."""
+    if run.config.get("rotate"):
+        return pl.col("game_id") // run.n_players
+    return pl.col("game_id")
+
+
+def with_win_share(run: RunData) -> pl.LazyFrame:
     """The players table with ``share``: 1 for an outright win, 1/k for a k-way shared win."""
     games = run.scan("games").select("game_id", "n_winners")
     return (
@@ -26,17 +33,29 @@ def with_win_share(run: Run) -> pl.LazyFrame:
     )
 
 
-def seat_win_share(run: Run) -> pl.DataFrame:
+def win_share_by(
+    run: RunData, by: list[str], lf: pl.LazyFrame | None = None, value: str = "share"
+) -> pl.DataFrame:
+    """Mean of ``value`` (the win share) per group ``by`` with its cluster-robust 95% interval.
+
+    ``lf`` defaults to :func:`with_win_share`; any frame with ``game_id``, the ``by`` columns and
+    ``value`` works (one row per seat-game, seat-round ...), clustered by deal.
+    """
+    lf = with_win_share(run) if lf is None else lf
+    return clustered_mean(lf, by, value, cluster(run))
+
+
+def seat_win_share(run: RunData) -> pl.DataFrame:
     """Win share by seat, with its interval and its difference from the fair ``1/P``."""
-    df = clustered_mean(with_win_share(run), ["seat"], "share", run.cluster())
     fair = 1 / run.n_players
+    df = win_share_by(run, ["seat"])
     return df.with_columns(fair=pl.lit(fair), diff=pl.col("mean") - fair)
 
 
-def strategy_win_share(run: Run) -> pl.DataFrame:
+def strategy_win_share(run: RunData) -> pl.DataFrame:
     """Win share by strategy over every seat it played (rotate seats for a fair comparison)."""
     lf = with_win_share(run).with_columns(pl.col("strategy").cast(pl.String))
-    df = clustered_mean(lf, ["strategy"], "share", run.cluster())
+    df = win_share_by(run, ["strategy"], lf)
     return df.with_columns(relative=pl.col("mean") * run.n_players).sort("mean", descending=True)
 
 
@@ -48,26 +67,20 @@ def balance(seats: pl.DataFrame) -> float:
 def distribution(lf: pl.LazyFrame, column: str) -> pl.DataFrame:
     """Games per value of ``column``, with each value's share and its Wilson interval."""
     df = lf.group_by(column).agg(games=pl.len()).collect(engine="streaming").sort(column)
-    total = int(df["games"].sum())
-    ci = [wilson(g, total) for g in df["games"]]
-    return df.with_columns(
-        share=pl.col("games") / total,
-        lo=pl.Series([c[0] for c in ci], dtype=pl.Float64),
-        hi=pl.Series([c[1] for c in ci], dtype=pl.Float64),
-    )
+    return with_wilson(df.with_columns(total=pl.col("games").sum()), "games", "total", "share")
 
 
-def shared_wins(run: Run) -> pl.DataFrame:
+def shared_wins(run: RunData) -> pl.DataFrame:
     """How many games ended in a shared victory, by number of winners, with Wilson intervals."""
     return distribution(run.scan("games"), "n_winners")
 
 
-def game_length(run: Run) -> pl.DataFrame:
+def game_length(run: RunData) -> pl.DataFrame:
     """Distribution of game length in rounds."""
     return distribution(run.scan("games"), "rounds")
 
 
-def convergence(run: Run, points: int = 8) -> pl.DataFrame:
+def convergence(run: RunData, points: int = 8) -> pl.DataFrame:
     """Seat win shares estimated from the first n games, for n on a geometric grid.
 
     The interval half-width shrinks as ``1/sqrt(n)``: this shows how many games a question of a
@@ -79,7 +92,7 @@ def convergence(run: Run, points: int = 8) -> pl.DataFrame:
     lf = with_win_share(run)
     frames = []
     for n in grid:
-        df = clustered_mean(lf.filter(pl.col("game_id") < n), ["seat"], "share", run.cluster())
+        df = win_share_by(run, ["seat"], lf.filter(pl.col("game_id") < n))
         frames.append(df.with_columns(games=pl.lit(n)))
     return pl.concat(frames).with_columns(half_width=(pl.col("hi") - pl.col("lo")) / 2)
 

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.common import with_win_share
-from reports.load import Run
-from reports.stats import clustered_mean
+from reports.common import win_share_by, with_win_share
+from reports.source import RunData
 
 
-def changed_rules(base: Run, variant: Run) -> dict[str, tuple]:
+def changed_rules(base: RunData, variant: RunData) -> dict[str, tuple]:
     """Rule keys whose values differ: key -> (run's value, variant's value)."""
     a, b = base.config["params"], variant.config["params"]
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
 
-def paired(base: Run, variant: Run) -> pl.LazyFrame:
+def paired(base: RunData, variant: RunData) -> pl.LazyFrame:
     """Per game and seat of the variant: win share in the run, in the variant, and the change."""
     games = variant.games_logged
     a = (
@@ -30,14 +29,14 @@ def paired(base: Run, variant: Run) -> pl.LazyFrame:
     )
     b = with_win_share(variant).select("game_id", "seat", variant_share="share")
     return a.join(b, on=["game_id", "seat"], how="inner").with_columns(
-        change=pl.col("variant_share") - pl.col("base_share"), _cluster=base.cluster()
+        change=pl.col("variant_share") - pl.col("base_share")
     )
 
 
-def paired_by(base: Run, variant: Run, by: str) -> pl.DataFrame:
+def paired_by(base: RunData, variant: RunData, by: str) -> pl.DataFrame:
     """Mean win share in both runs and the paired change, by ``seat`` or ``strategy``."""
     lf = paired(base, variant)
-    change = clustered_mean(lf, [by], "change", pl.col("_cluster"))
+    change = win_share_by(base, [by], lf, value="change")
     shares = (
         lf.group_by(by)
         .agg(base=pl.col("base_share").mean(), variant=pl.col("variant_share").mean())

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.load import Run
-from reports.stats import clustered_mean, wilson
+from reports import plots
+from reports.common import win_share_by, with_win_share
+from reports.section import Section
+from reports.source import RunData
+from reports.stats import with_wilson
 
 
-def figure_rounds(run: Run) -> pl.DataFrame:
+def figure_rounds(run: RunData) -> pl.DataFrame:
     """How rounds were decided: outright, by the holder in a tie, or clockwise in a tie."""
     r = (
         run.scan("rounds")
@@ -33,22 +36,24 @@ def figure_rounds(run: Run) -> pl.DataFrame:
         .row(0, named=True)
     )
     n = r["rounds"]
-    rows = []
-    for label, k in (
-        ("decided outright (no tie at the top)", n - r["tied"]),
-        ("decided by the figure: tie, holder kept it", r["kept"]),
-        ("decided by the figure: tie, nearest clockwise", r["tied"] - r["kept"]),
-        ("won by the figure holder (any way)", r["holder_won"]),
-    ):
-        lo, hi = wilson(k, n)
-        rows.append({"rounds": label, "count": k, "share": k / n, "lo": lo, "hi": hi})
-    df = pl.DataFrame(rows)
-    return df.with_columns(
+    df = pl.DataFrame(
+        {
+            "rounds": [
+                "decided outright (no tie at the top)",
+                "decided by the figure: tie, holder kept it",
+                "decided by the figure: tie, nearest clockwise",
+                "won by the figure holder (any way)",
+            ],
+            "count": [n - r["tied"], r["kept"], r["tied"] - r["kept"], r["holder_won"]],
+            "total": [n] * 4,
+        }
+    )
+    return with_wilson(df, "count", "total", "share").with_columns(
         events_moved_per_game=pl.lit(r["moved"] / run.games_logged),
     )
 
 
-def figure_value(run: Run) -> pl.DataFrame:
+def figure_value(run: RunData) -> pl.DataFrame:
     """Round win rate when holding the figure and when not (per seat-round), and the gap.
 
     Without the figure a seat would win 1/P of rounds on average; the gap between holders and
@@ -62,34 +67,31 @@ def figure_value(run: Run) -> pl.DataFrame:
         .collect(engine="streaming")
         .sort("holding", descending=True)
     )
-    rows = []
-    for holding, n, k in df.iter_rows():
-        lo, hi = wilson(k, n)
-        label = "holding the figure" if holding else "not holding it"
-        rows.append({"seat-rounds": label, "rounds": n, "win_rate": k / n, "lo": lo, "hi": hi})
-    return pl.DataFrame(rows)
+    labels = pl.when(pl.col("holding")).then(pl.lit("holding the figure"))
+    df = df.with_columns(labels.otherwise(pl.lit("not holding it")).alias("seat-rounds"))
+    return with_wilson(df, "won", "rounds", "win_rate").select(
+        "seat-rounds", "rounds", "win_rate", "lo", "hi"
+    )
 
 
-def first_holder_value(run: Run) -> pl.DataFrame:
+def first_holder_value(run: RunData) -> pl.DataFrame:
     """Win share of the seat that started with the figure against the others.
 
     With the default ``first_holder = 0`` this is also seat 0's advantage; set
     ``first_holder = -1`` (a random seat) to separate the figure from the seat.
     """
-    from reports.common import with_win_share
-
     games = run.scan("games").select("game_id", "first_holder")
     lf = (
         with_win_share(run)
         .join(games, on="game_id", how="left")
         .with_columns(started_with_figure=pl.col("seat") == pl.col("first_holder"))
     )
-    return clustered_mean(lf, ["started_with_figure"], "share", run.cluster()).sort(
+    return win_share_by(run, ["started_with_figure"], lf).sort(
         "started_with_figure", descending=True
     )
 
 
-def card_strength(run: Run) -> pl.DataFrame:
+def card_strength(run: RunData) -> pl.DataFrame:
     """Every dinosaur card: how often it was played, how often it won, its mean strength."""
     played = (
         run.scan("turns")
@@ -105,12 +107,9 @@ def card_strength(run: Run) -> pl.DataFrame:
     df = dinos.join(played, on="card_id", how="left").with_columns(
         pl.col("played").fill_null(0), pl.col("won").fill_null(0)
     )
-    ci = [wilson(k, n) for k, n in zip(df["won"], df["played"], strict=True)]
     return (
-        df.with_columns(
-            win_rate=pl.col("won") / pl.col("played"),
-            lo=pl.Series([c[0] for c in ci]),
-            hi=pl.Series([c[1] for c in ci]),
+        with_wilson(df, "won", "played", "win_rate")
+        .with_columns(
             total=pl.col("predation") + pl.col("size") + pl.col("speed") + pl.col("adaptability"),
         )
         .sort("win_rate", descending=True, nulls_last=True)
@@ -118,7 +117,7 @@ def card_strength(run: Run) -> pl.DataFrame:
     )
 
 
-def event_difficulty(run: Run) -> pl.DataFrame:
+def event_difficulty(run: RunData) -> pl.DataFrame:
     """Every event: the mean winning strength and how often the figure decided it."""
     r = (
         run.scan("rounds")
@@ -136,3 +135,97 @@ def event_difficulty(run: Run) -> pl.DataFrame:
         .join(r, on="event_id", how="left")
         .sort("figure_decided", descending=True)
     )
+
+
+def sections(run: RunData) -> list[Section]:
+    """The report's Dino Kontra Dino sections: the figure, card and event strength."""
+    rounds = figure_rounds(run)
+    moved = float(rounds["events_moved_per_game"][0])
+    tied = rounds.row(1, named=True)["share"] + rounds.row(2, named=True)["share"]
+    value = figure_value(run)
+    hold, other = value.row(0, named=True), value.row(1, named=True)
+    first = first_holder_value(run)
+    cards = card_strength(run)
+    strongest, weakest = (
+        cards.row(0, named=True),
+        cards.filter(pl.col("played") > 0).row(-1, named=True),
+    )
+    events = event_difficulty(run)
+    shown_first = first.with_columns(pl.col("started_with_figure").cast(pl.String))
+    return [
+        Section(
+            "The dinosaur figure: how often it decides",
+            f"{tied:.2%} of rounds had a tie at the top strength, so the figure rule picked the "
+            f"winner. Against ties broken at random, the rule moves {moved:.3f} events per game "
+            f"to the tied player nearest the figure.",
+            rounds,
+            {"rounds": "str", "count": "int", "share": "pct_ci"},
+            plots.stacked_shares(
+                ["outright", "tie, holder kept", "tie, clockwise"],
+                [rounds.row(i, named=True)["share"] for i in range(3)],
+                title="How rounds are decided",
+            ),
+            key="figure",
+        ),
+        Section(
+            "The dinosaur figure: what holding it is worth",
+            f"Seats holding the figure won {hold['win_rate']:.2%} of rounds "
+            f"[{hold['lo']:.2%}, {hold['hi']:.2%}], the others {other['win_rate']:.2%} "
+            f"[{other['lo']:.2%}, {other['hi']:.2%}] (a fair share is "
+            f"{1 / run.n_players:.2%}). The holder won the previous round, so part of the gap is "
+            f"its stronger hand. Win share of the seat that started with the figure against the "
+            f"rest is in the second table"
+            + (
+                " (the figure always started at seat 0, so this is also seat 0's advantage; "
+                "--set first_holder=-1 separates them)."
+                if run.config["params"].get("first_holder", 0) >= 0
+                else "."
+            ),
+            value,
+            {"seat-rounds": "str", "rounds": "int", "win_rate": "pct_ci"},
+            key="figure_value",
+        ),
+        Section(
+            "Win share of the first figure holder",
+            "",
+            shown_first,
+            {"started_with_figure": "str", "n": "int", "mean": "pct_ci"},
+            key="first_holder",
+        ),
+        Section(
+            "Card strength",
+            f"Every dinosaur by the share of rounds it won when played. Strongest: "
+            f"{strongest['name']} #{strongest['card_id']} ({strongest['win_rate']:.1%}); weakest: "
+            f"{weakest['name']} #{weakest['card_id']} ({weakest['win_rate']:.1%}). Bots choose "
+            f"when to play a card, so this measures the card as the bots use it.",
+            cards,
+            {
+                "rank": "int",
+                "name": "str",
+                "card_id": "int",
+                "predation": "int",
+                "size": "int",
+                "speed": "int",
+                "adaptability": "int",
+                "played": "int",
+                "win_rate": "pct_ci",
+                "mean_strength": "float",
+            },
+            plots.ranked_cards(cards),
+            key="cards",
+        ),
+        Section(
+            "Events",
+            "Every event by how often the figure decided it, with the mean winning strength.",
+            events,
+            {
+                "event_id": "int",
+                "name": "str",
+                "needs": "str",
+                "rounds": "int",
+                "mean_top": "float",
+                "figure_decided": "pct",
+            },
+            key="events",
+        ),
+    ]

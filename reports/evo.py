@@ -36,9 +36,11 @@ import math
 import numpy as np
 import polars as pl
 
-from reports.common import with_win_share
-from reports.load import Run
-from reports.stats import Z95, clustered_mean, wilson
+from reports import plots
+from reports.common import cluster, win_share_by, with_win_share
+from reports.section import Section
+from reports.source import RunData
+from reports.stats import Z95, with_wilson
 
 GENES = ("tail", "leg", "horn", "egg", "fur", "parasol", "mutation", "card")
 FEATURES = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations", "cards_held",
@@ -47,7 +49,7 @@ COLUMN_OF_GENE = dict(zip(GENES, FEATURES[:8], strict=True))
 MIN_ROWS = 200
 
 
-def positions(run: Run) -> pl.LazyFrame:
+def positions(run: RunData) -> pl.LazyFrame:
     """One row per game, round and seat: the position at the round's auction and the final
     win share of that seat."""
     share = with_win_share(run).select("game_id", "seat", "share")
@@ -55,7 +57,7 @@ def positions(run: Run) -> pl.LazyFrame:
         run.scan("turns")
         .select("game_id", "round", "seat", "initiative", "initiative_by", *FEATURES)
         .join(share, on=["game_id", "seat"], how="left")
-        .with_columns(_cluster=run.cluster())
+        .with_columns(_cluster=cluster(run))
     )
 
 
@@ -77,7 +79,7 @@ def _matrix(row: dict, names: list[str], prefix: str) -> np.ndarray:
     return m
 
 
-def gene_values(run: Run) -> pl.DataFrame:
+def gene_values(run: RunData) -> pl.DataFrame:
     """Per round and gene: value relative to the average gene sold that round, in points.
 
     Mutation genes are the model's reference (their holding coefficient is fixed at 0); each
@@ -193,7 +195,7 @@ def relative_gene_values(positions: pl.LazyFrame, sold: pl.DataFrame) -> pl.Data
     ).sort("gene", "round")
 
 
-def gene_prices(run: Run) -> pl.DataFrame:
+def gene_prices(run: RunData) -> pl.DataFrame:
     """Per gene and round: genes sold, and the median and quartiles of the bid and price paid."""
     return (
         run.scan("bids")
@@ -213,7 +215,7 @@ def gene_prices(run: Run) -> pl.DataFrame:
     )
 
 
-def gene_price_curves(run: Run) -> pl.DataFrame:
+def gene_price_curves(run: RunData) -> pl.DataFrame:
     """Relative value against relative price per gene and round, with a verdict.
 
     ``price`` is the mean price paid for the gene minus the mean price of all genes sold that
@@ -267,12 +269,12 @@ def gene_summary(curves: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def initiative_win_share(run: Run) -> pl.DataFrame:
+def initiative_win_share(run: RunData) -> pl.DataFrame:
     """Final win share by initiative position (0 = first player), over every seat-round."""
-    return clustered_mean(positions(run), ["initiative"], "share", pl.col("_cluster"))
+    return win_share_by(run, ["initiative"], positions(run))
 
 
-def initiative_ties(run: Run) -> pl.DataFrame:
+def initiative_ties(run: RunData) -> pl.DataFrame:
     """What decided each seat's initiative place: a unique tail count, dinos, or the die."""
     df = (
         run.scan("turns")
@@ -280,15 +282,12 @@ def initiative_ties(run: Run) -> pl.DataFrame:
         .agg(seat_rounds=pl.len())
         .collect(engine="streaming")
     )
-    total = int(df["seat_rounds"].sum())
-    rows = []
-    for by, n in df.sort("seat_rounds", descending=True).iter_rows():
-        lo, hi = wilson(n, total)
-        rows.append({"decided_by": by, "seat_rounds": n, "share": n / total, "lo": lo, "hi": hi})
-    return pl.DataFrame(rows)
+    df = df.rename({"initiative_by": "decided_by"}).with_columns(total=pl.col("seat_rounds").sum())
+    out = with_wilson(df, "seat_rounds", "total", "share").drop("total")
+    return out.sort("seat_rounds", descending=True)
 
 
-def combat_table(run: Run) -> pl.DataFrame:
+def combat_table(run: RunData) -> pl.DataFrame:
     """Attacks by horn difference: how often the attacker won (Wilson intervals)."""
     df = (
         run.scan("combats")
@@ -298,9 +297,129 @@ def combat_table(run: Run) -> pl.DataFrame:
         .collect(engine="streaming")
         .sort("diff")
     )
-    ci = [wilson(w, n) for w, n in zip(df["won"], df["attacks"], strict=True)]
-    return df.with_columns(
-        win_rate=pl.col("won") / pl.col("attacks"),
-        lo=pl.Series([c[0] for c in ci]),
-        hi=pl.Series([c[1] for c in ci]),
+    return with_wilson(df, "won", "attacks", "win_rate")
+
+
+def sections(run: RunData) -> list[Section]:
+    """The report's EVO sections: gene prices against values, initiative, combat."""
+    curves = gene_price_curves(run)
+    sections = []
+    if not curves.is_empty():
+        summary = gene_summary(curves)
+        over = summary.filter(pl.col("surplus") < 0).sort("surplus")
+        under = summary.filter(pl.col("surplus") > 0).sort("surplus", descending=True)
+        text = (
+            f"What each gene was worth at each auction against what buyers paid, with "
+            f"{run.n_players} players (make a run per player count to compare them). "
+            "Every player "
+            "buys exactly one gene per auction, so worth is only measurable relative to the "
+            "other genes: values and prices are in points relative to the average gene sold "
+            "that round (see reports/py for the model). "
+        )
+        if under.height:
+            g = under.row(0, named=True)
+            text += (
+                f"Most underpriced: {g['gene']} (worth {g['value']:+.1f} points against "
+                f"the average gene, priced {g['price']:+.2f}). "
+            )
+        if over.height:
+            g = over.row(0, named=True)
+            text += (
+                f"Most overpriced: {g['gene']} (worth {g['value']:+.1f}, priced {g['price']:+.2f})."
+            )
+        sections.append(
+            Section(
+                "Gene prices against gene values",
+                text,
+                summary,
+                {
+                    "gene": "str",
+                    "sold": "int",
+                    "paid": "float",
+                    "price": "float",
+                    "value": "float",
+                    "surplus": "float",
+                    "overpriced_rounds": "int",
+                    "underpriced_rounds": "int",
+                },
+                plots.gene_curves(curves, list(GENES)),
+                key="genes",
+            )
+        )
+        detail = curves.filter(pl.col("value").is_not_null()).with_columns(
+            pl.col("round").cast(pl.Int64)
+        )
+        sections.append(
+            Section(
+                "Gene prices and values by round",
+                "Median and quartiles of the price paid; "
+                "value and price relative to the average gene sold that round.",
+                detail,
+                {
+                    "gene": "str",
+                    "round": "int",
+                    "sold": "int",
+                    "paid_median": "float",
+                    "paid_q1": "float",
+                    "paid_q3": "float",
+                    "price": "float",
+                    "value": "float",
+                    "lo": "float",
+                    "hi": "float",
+                    "verdict": "str",
+                },
+                key="gene_rounds",
+            )
+        )
+    init = initiative_win_share(run)
+    ties = initiative_ties(run)
+    first, last = init.row(0, named=True), init.row(-1, named=True)
+    tail_value = curves.filter(pl.col("gene") == "tail") if not curves.is_empty() else curves
+    sections.append(
+        Section(
+            "Initiative: what playing first is worth",
+            f"Final win share by initiative position over every seat-round (0 = first player): "
+            f"first {first['mean']:.2%} [{first['lo']:.2%}, {first['hi']:.2%}], last "
+            f"{last['mean']:.2%} [{last['lo']:.2%}, {last['hi']:.2%}]. A fair share is "
+            f"{1 / run.n_players:.2%}.",
+            init.with_columns(pl.col("initiative").cast(pl.String)),
+            {"initiative": "str", "n": "int", "mean": "pct_ci"},
+            plots.bars_with_ci(
+                [f"{i}" for i in init["initiative"]],
+                init,
+                title="Win share by initiative position",
+                ylabel="win share, %",
+                reference=1 / run.n_players,
+            ),
+            key="initiative",
+        )
     )
+    sections.append(
+        Section(
+            "Initiative: how places were decided",
+            "Each seat-round by what fixed its place: a tail count nobody else had, dinos on the "
+            "board (tails tied), or the die (tails and dinos tied)."
+            + (
+                f" The tail gene's relative value by round is in the gene table "
+                f"({tail_value.filter(pl.col('value').is_not_null()).height} rounds estimable)."
+                if tail_value.height
+                else ""
+            ),
+            ties,
+            {"decided_by": "str", "seat_rounds": "int", "share": "pct_ci"},
+            key="ties",
+        )
+    )
+    combats = combat_table(run)
+    if combats.height:
+        sections.append(
+            Section(
+                "Combat by horn difference",
+                "Attacks by the attacker's horns minus the defender's (capped at ±2) and how often "
+                "the attacker won; the rulebook's table gives 1/6, 2/6, 4/6 and 5/6.",
+                combats.with_columns(pl.col("diff").cast(pl.String)),
+                {"diff": "str", "attacks": "int", "win_rate": "pct_ci"},
+                key="combat",
+            )
+        )
+    return sections

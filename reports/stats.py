@@ -2,32 +2,38 @@
 
 from __future__ import annotations
 
-import math
-
+import numpy as np
 import polars as pl
+from numpy.typing import ArrayLike
+from scipy.stats import norm
 
-Z95 = 1.959963984540054
-
-
-def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion."""
-    if n <= 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+Z95 = float(norm.ppf(0.975))
+"""The two-sided 95% normal quantile."""
 
 
-def wilson_exprs(k: str, n: str, prefix: str = "") -> list[pl.Expr]:
-    """Polars expressions for the Wilson interval of columns ``k`` / ``n``."""
-    p = pl.col(k) / pl.col(n)
-    z2 = Z95 * Z95
-    denom = 1 + z2 / pl.col(n)
-    centre = (p + z2 / (2 * pl.col(n))) / denom
-    half = Z95 * (p * (1 - p) / pl.col(n) + z2 / (4 * pl.col(n) ** 2)).sqrt() / denom
-    return [(centre - half).alias(f"{prefix}lo"), (centre + half).alias(f"{prefix}hi")]
+def wilson(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score intervals of binomial proportions ``successes / n``, elementwise (NaN where
+    ``n`` is 0)."""
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        lo = np.where(n > 0, np.maximum(0.0, centre - half), np.nan)
+        hi = np.where(n > 0, np.minimum(1.0, centre + half), np.nan)
+    return lo, hi
+
+
+def with_wilson(df: pl.DataFrame, k: str, n: str, rate: str) -> pl.DataFrame:
+    """``df`` with ``rate = k / n`` and its Wilson interval as ``lo`` and ``hi``."""
+    lo, hi = wilson(df[k].to_numpy(), df[n].to_numpy())
+    return df.with_columns(
+        (pl.col(k) / pl.col(n)).alias(rate),
+        lo=pl.Series(lo, dtype=pl.Float64),
+        hi=pl.Series(hi, dtype=pl.Float64),
+    )
 
 
 def clustered_mean(lf: pl.LazyFrame, by: list[str], value: str, cluster: pl.Expr) -> pl.DataFrame:

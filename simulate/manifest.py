@@ -21,7 +21,10 @@ from simulate.config import RunConfig
 from simulate.kit.spec import Setup
 from simulate.storage import RunStore, open_store
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version of the manifest's own format (2 added ``log_schema``); the log tables' schema has
+its own version per game (``log_schema``, from the game's spec)."""
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 
 
@@ -108,9 +111,10 @@ def read_manifest(run_dir: str | Path | RunStore) -> dict[str, Any]:
     if manifest.get("tool") != "dinolab" or "config" not in manifest:
         raise DinolabError(f"{path} is not a dinolab manifest")
     version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
+        readable = ", ".join(map(str, READABLE_VERSIONS))
         raise DinolabError(
-            f"{path} has schema version {version}; this dinolab reads version {SCHEMA_VERSION}"
+            f"{path} has manifest version {version}; this dinolab reads versions {readable}"
         )
     manifest["chunks"].update(_journal(store))
     return manifest

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from rules.core.errors import DinolabError
 from rules.core.params import parse_assignments
 from simulate.config import RunConfig
 from simulate.executors import Executor
+from simulate.kit.spec import GameSpec
 from simulate.manifest import read_manifest, run_config
 from simulate.runner import RunSummary, run
 from simulate.storage import RunStore, open_store
@@ -71,3 +73,31 @@ def list_variants(run_dir: str | Path | RunStore) -> list[RunStore]:
     store = open_store(run_dir)
     children = [store.child(f"{VARIANTS}/{name}") for name in store.listdir(VARIANTS)]
     return [c for c in children if c.exists("manifest.json")]
+
+
+def ensure_report_variants(
+    run_dir: str | Path | RunStore, spec: GameSpec, games: int, executor: Callable[[], Executor]
+) -> list[RunStore]:
+    """Play the paired variants ``spec`` declares for its report where they are missing or
+    unfinished (at most ``games`` games each); return the ones played."""
+    store = open_store(run_dir)
+    logged = sum(c["stop"] - c["start"] for c in read_manifest(store)["chunks"].values())
+    played = []
+    for variant in spec.report_variants:
+        changes = parse_assignments(list(variant.assignments))
+        folder = store.child(f"{VARIANTS}/{variant_name(changes)}")
+        if folder.exists("manifest.json") and read_manifest(folder).get("status") == "complete":
+            continue
+        n = min(games, logged)
+        print(f"playing the paired variant {', '.join(variant.assignments)} on {n:,} games ...")
+        out, _ = run_variant(store, list(variant.assignments), executor(), n)
+        played.append(out)
+    return played
+
+
+def variant_note(spec: GameSpec, changed: set[str]) -> str:
+    """What a variant that changes the rule keys ``changed`` measures, if the spec says."""
+    for variant in spec.report_variants:
+        if set(parse_assignments(list(variant.assignments))) == changed:
+            return variant.note
+    return ""

@@ -56,8 +56,19 @@ def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Rep
             report.problems.append(text)
 
     report.checked.append(
-        f"manifest of a {config.game} run, schema version {manifest['schema_version']}"
+        f"manifest of a {config.game} run, manifest version {manifest['schema_version']}"
     )
+    logged = manifest.get("log_schema")
+    if logged is None:
+        report.checked.append("log schema: not recorded (a run made before schema versions)")
+    elif logged != game.schema:
+        problem(
+            f"the run's log schema (version {logged.get('version')}, {logged.get('digest')}) is "
+            f"not this dinolab's {config.game} schema (version {game.schema_version}, "
+            f"{game.schema['digest']}): its tables were written by another release"
+        )
+    else:
+        report.checked.append(f"log schema version {game.schema_version} ({logged['digest']})")
     extra = sorted(set(listed) - set(chunks), key=int)
     if extra:
         problem(f"manifest lists chunks outside the configuration: {extra[:10]}")

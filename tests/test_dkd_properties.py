@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from rules.dino_kontra_dino.deck import TRAITS, parse_deck
 from rules.dino_kontra_dino.params import DkdParameters, game_rounds
 from simulate.games import get_game
-from simulate.games.base import Setup
+from simulate.kit.play import columns, play
+from simulate.kit.spec import Setup
 
 GAME = get_game("dkd")
 BOTS = [
@@ -61,18 +62,18 @@ def referee(setup: Setup, logs, n_games: int) -> None:
     refills = rounds - h
     traits = np.zeros((deck.n_dinos, 5), int)
     traits[:, :4] = deck.dino_traits
-    assert (logs.g_rounds == rounds).all()
+    assert (logs.games.rounds == rounds).all()
     for g in range(n_games):
         rows = slice(g * rounds * n, (g + 1) * rounds * n)
-        ev = logs.t_event[rows].reshape(rounds, n)[:, 0].astype(int) - 1
-        cards = logs.t_card[rows].reshape(rounds, n).astype(int) - 1
-        strength = logs.t_strength[rows].reshape(rounds, n)
-        holder = logs.t_holder[rows].reshape(rounds, n)[:, 0]
-        won = logs.t_won[rows].reshape(rounds, n)
-        hands = logs.trace_hands[rows].reshape(rounds, n, h)
+        ev = logs.turns.event_id[rows].reshape(rounds, n)[:, 0].astype(int) - 1
+        cards = logs.turns.card_id[rows].reshape(rounds, n).astype(int) - 1
+        strength = logs.turns.strength[rows].reshape(rounds, n)
+        holder = logs.turns.holder[rows].reshape(rounds, n)[:, 0]
+        won = logs.turns.won[rows].reshape(rounds, n)
+        hands = logs.hands.hand[rows].reshape(rounds, n, h)
         assert len(set(ev.tolist())) == rounds, "each event is resolved once"
         assert len(set(cards.ravel().tolist())) == rounds * n, "no card is played twice"
-        first = int(logs.g_first_holder[g])
+        first = int(logs.games.first_holder[g])
         assert holder[0] == first
         if setup.params.first_holder >= 0:
             assert first == setup.params.first_holder
@@ -94,8 +95,8 @@ def referee(setup: Setup, logs, n_games: int) -> None:
             winner = next(p for p in order if strength[r, p] == best)
             assert won[r].sum() == 1 and won[r, winner], "tie-break: holder, then clockwise"
             rr = g * rounds + r
-            assert logs.r_winner[rr] == winner and logs.r_top[rr] == best
-            assert logs.r_n_top[rr] == (strength[r] == best).sum()
+            assert logs.rounds.winner[rr] == winner and logs.rounds.top_strength[rr] == best
+            assert logs.rounds.n_top[rr] == (strength[r] == best).sum()
             if r + 1 < rounds:
                 assert holder[r + 1] == winner, "the figure goes to the winner"
             seen |= set(cards[r].tolist())
@@ -106,29 +107,29 @@ def referee(setup: Setup, logs, n_games: int) -> None:
                 if b != 4:
                     icons[winner, b] += 1
         p = slice(g * n, (g + 1) * n)
-        assert (logs.p_events[p] == wins).all() and wins.sum() == rounds
-        assert (logs.p_traits[p] == icons).all()
+        assert (logs.players.events_won[p] == wins).all() and wins.sum() == rounds
+        assert (logs.players.trait_events[p] == icons).all()
         key = [tuple([wins[s], *icons[s]]) for s in range(n)]
         top = max(key)
         expect = [k == top for k in key]
-        assert list(logs.p_winner[p]) == expect
-        assert logs.g_n_winners[g] == sum(expect)
-        assert logs.g_winner[g] == (expect.index(True) if sum(expect) == 1 else -1)
+        assert list(logs.players.winner[p]) == expect
+        assert logs.games.n_winners[g] == sum(expect)
+        assert logs.games.winner_seat[g] == (expect.index(True) if sum(expect) == 1 else -1)
 
 
 @settings(max_examples=60)
 @given(configurations(), st.integers(0, 2**64 - 1), st.booleans())
 def test_every_logged_game_obeys_the_rules(setup, seed, rotate):
     n_games = 6
-    logs = GAME.run_kernel(setup, seed, rotate, 0, n_games, trace=True)
+    logs = columns(setup, seed, rotate, 0, n_games, trace=True)
     referee(setup, logs, n_games)
 
 
 @settings(max_examples=25)
 @given(configurations(), st.integers(0, 2**64 - 1), st.integers(1, 7))
 def test_a_game_does_not_depend_on_its_chunk(setup, seed, split):
-    whole = GAME.play(setup, seed, True, 0, 8)
-    parts = [GAME.play(setup, seed, True, a, b) for a, b in ((0, split), (split, 8))]
+    whole = play(setup, seed, True, 0, 8)
+    parts = [play(setup, seed, True, a, b) for a, b in ((0, split), (split, 8))]
     for name, table in whole.items():
         import pyarrow as pa
 
@@ -137,10 +138,12 @@ def test_a_game_does_not_depend_on_its_chunk(setup, seed, split):
 
 def test_rotation_shares_the_deal_and_moves_the_lineup():
     setup = GAME.setup(GAME.parameters(), 4, "greedy,random,blind,cautious")
-    logs = GAME.run_kernel(setup, 5, True, 0, 8, trace=True)
+    logs = columns(setup, 5, True, 0, 8, trace=True)
     rows = 11 * 4
-    first_hands = [logs.trace_hands[g * rows : g * rows + 4] for g in range(8)]
+    first_hands = [logs.hands.hand[g * rows : g * rows + 4] for g in range(8)]
     assert (first_hands[0] == first_hands[3]).all() and (first_hands[4] == first_hands[7]).all()
     assert not (first_hands[0] == first_hands[4]).all()
-    assert logs.g_rotation.tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
-    assert logs.p_lineup[4:8].tolist() == [3, 0, 1, 2], "lineup position j sits at seat j + r"
+    assert logs.games.rotation.tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
+    assert logs.players.strategy[4:8].tolist() == [3, 0, 1, 2], (
+        "lineup position j sits at seat j + r"
+    )

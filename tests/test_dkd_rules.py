@@ -7,9 +7,10 @@ import pytest
 
 from rules.dino_kontra_dino.deck import load_deck
 from rules.dino_kontra_dino.engine import final_result, play_round, round_winner
-from rules.dino_kontra_dino.state import make_table, new_states
 from rules.dino_kontra_dino.params import game_rounds
+from rules.dino_kontra_dino.state import make_table, new_states
 from simulate.games import get_game
+from simulate.kit.play import columns
 
 DECK = load_deck("provisional")
 
@@ -82,10 +83,10 @@ def test_tie_break_clockwise_from_holder(holder, scores, winner):
 def test_figure_stays_with_a_repeat_winner_and_moves_otherwise():
     g = get_game("dkd")
     setup = g.setup(g.parameters(), 4, "greedy,random,blind,cautious")
-    logs = g.run_kernel(setup, 3, False, 0, 200)
+    logs = columns(setup, 3, False, 0, 200)
     rounds = game_rounds(45, 4, 3)
-    won = logs.t_won.reshape(200, rounds, 4)
-    holder = logs.t_holder.reshape(200, rounds, 4)[:, :, 0]
+    won = logs.turns.won.reshape(200, rounds, 4)
+    holder = logs.turns.holder.reshape(200, rounds, 4)[:, :, 0]
     winner = won.argmax(axis=2)
     assert (won.sum(axis=2) == 1).all(), "exactly one event winner per round"
     assert (holder[:, 1:] == winner[:, :-1]).all(), "the figure goes to the round's winner"
@@ -140,31 +141,31 @@ def test_game_length_by_player_count(players, rounds):
     assert game_rounds(45, players, 3) == rounds
     g = get_game("dkd")
     setup = g.setup(g.parameters(), players, "random")
-    logs = g.run_kernel(setup, 5, False, 0, 30)
-    assert (logs.g_rounds == rounds).all()
+    logs = columns(setup, 5, False, 0, 30)
+    assert (logs.games.rounds == rounds).all()
 
 
 def test_end_game_sets_the_pile_aside_and_plays_out_two_card_hands():
     g = get_game("dkd")
     setup = g.setup(g.parameters(), 4, "random")
-    logs = g.run_kernel(setup, 9, False, 0, 20, trace=True)
-    sizes = (logs.trace_hands >= 0).sum(axis=1).reshape(20, 11, 4)
+    logs = columns(setup, 9, False, 0, 20, trace=True)
+    sizes = (logs.hands.hand >= 0).sum(axis=1).reshape(20, 11, 4)
     assert (sizes == np.array([3] * 9 + [2, 1])[None, :, None]).all()
     # 45 - 12 dealt - 8 refills * 4 = 1 card stays in the box: 44 distinct cards are played.
-    cards = logs.t_card.reshape(20, 44)
+    cards = logs.turns.card_id.reshape(20, 44)
     assert all(len(set(row)) == 44 for row in cards)
 
 
 def test_random_first_holder_draws_every_seat():
     g = get_game("dkd")
     setup = g.setup(g.parameters().with_values({"first_holder": "-1"}), 5, "greedy")
-    logs = g.run_kernel(setup, 1, False, 0, 500)
-    assert set(logs.g_first_holder.tolist()) == {0, 1, 2, 3, 4}
+    logs = columns(setup, 1, False, 0, 500)
+    assert set(logs.games.first_holder.tolist()) == {0, 1, 2, 3, 4}
 
 
 def test_hand_size_parameter_changes_hands_and_length():
     g = get_game("dkd")
     setup = g.setup(g.parameters().with_values({"hand_size": "4"}), 4, "greedy")
-    logs = g.run_kernel(setup, 1, False, 0, 10, trace=True)
-    assert (logs.g_rounds == game_rounds(45, 4, 4)).all()
-    assert (logs.trace_hands[:4] >= 0).sum() == 16
+    logs = columns(setup, 1, False, 0, 10, trace=True)
+    assert (logs.games.rounds == game_rounds(45, 4, 4)).all()
+    assert (logs.hands.hand[:4] >= 0).sum() == 16

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from simulate.games import get_game
+from simulate.kit.play import columns
 
 GAME = get_game("dkd")
 Z = 5.0
@@ -18,10 +19,10 @@ Z = 5.0
 
 def share_vs_greedy(bot: str, games: int, seed: int = 2026) -> tuple[float, float]:
     setup = GAME.setup(GAME.parameters(), 4, f"{bot},greedy,greedy,greedy")
-    logs = GAME.run_kernel(setup, seed, True, 0, games, turns=False)
-    won = logs.p_winner.reshape(games, 4).astype(float)
+    logs = columns(setup, seed, True, 0, games, detail=False)
+    won = logs.players.winner.reshape(games, 4).astype(float)
     share = won / won.sum(axis=1, keepdims=True)
-    y = share[logs.p_lineup.reshape(games, 4) == 0]  # lineup position 0 in every game
+    y = share[logs.players.strategy.reshape(games, 4) == 0]  # lineup position 0 in every game
     deals = np.arange(games) // 4  # rotated games share a deal: one cluster
     sums = np.bincount(deals, weights=y)
     sizes = np.bincount(deals)

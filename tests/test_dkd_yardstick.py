@@ -13,8 +13,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from simulate.bench import YARDSTICK_SOURCE, build_yardstick
 from simulate.games import get_game
+from simulate.games.dino_kontra_dino.yardstick import SOURCE as YARDSTICK_SOURCE
+from simulate.games.dino_kontra_dino.yardstick import build as build_yardstick
+from simulate.kit.play import columns
 
 pytestmark = pytest.mark.skipif(
     shutil.which("gcc") is None or not YARDSTICK_SOURCE.is_file(),
@@ -33,8 +35,10 @@ def test_kernel_matches_the_c_yardstick_game_for_game(tmp_path):
     )
     g = get_game("dkd")
     setup = g.setup(g.parameters().with_values({"deck": "yardstick"}), 4, "greedy")
-    logs = g.run_kernel(setup, seed, False, 0, n)
-    ours = np.column_stack([logs.g_winner, logs.g_rounds, logs.p_events.reshape(n, 4)])
+    logs = columns(setup, seed, False, 0, n)
+    ours = np.column_stack(
+        [logs.games.winner_seat, logs.games.rounds, logs.players.events_won.reshape(n, 4)]
+    )
     assert c_games.shape == ours.shape
     mismatch = np.nonzero((c_games != ours).any(axis=1))[0]
     assert mismatch.size == 0, f"first differing game: {mismatch[:5]}"

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 
 from simulate.games import all_games
-from simulate.games.evo import GAME
+from simulate.games.evo import SPEC as GAME
+from simulate.kit.play import play, replay_text
 from strategies.core.registry import StrategyError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,9 +67,9 @@ def test_evo_is_registered():
 
 
 def test_tables_have_the_issue_columns_and_their_schemas():
-    tables = GAME.play(setup(), 1, False, 0, 30)
-    assert set(tables) == {t.name for t in GAME.tables}
-    for schema in GAME.tables:
+    tables = play(setup(), 1, False, 0, 30)
+    assert set(tables) == {t.name for t in GAME.logged_tables}
+    for schema in GAME.logged_tables:
         assert tables[schema.name].schema.equals(schema.arrow()), schema.name
     for name, columns in ISSUE_COLUMNS.items():
         assert set(columns) <= set(tables[name].column_names), name
@@ -81,19 +82,19 @@ def test_tables_have_the_issue_columns_and_their_schemas():
 
 def test_same_seed_same_tables_and_chunking_does_not_matter():
     s = setup()
-    whole = GAME.play(s, 7, False, 0, 45)
-    again = GAME.play(s, 7, False, 0, 45)
-    parts = [GAME.play(s, 7, False, a, b) for a, b in ((0, 5), (5, 6), (6, 45))]
+    whole = play(s, 7, False, 0, 45)
+    again = play(s, 7, False, 0, 45)
+    parts = [play(s, 7, False, a, b) for a, b in ((0, 5), (5, 6), (6, 45))]
     for name in whole:
         assert whole[name].equals(again[name]), name
         assert whole[name].equals(pa.concat_tables([p[name] for p in parts])), name
-    other = GAME.play(s, 8, False, 0, 45)
+    other = play(s, 8, False, 0, 45)
     assert not whole["players"].equals(other["players"])
 
 
 def test_rotation_shares_the_deal():
     s = setup()
-    players = GAME.play(s, 3, True, 0, 8)["players"].to_pydict()
+    players = play(s, 3, True, 0, 8)["players"].to_pydict()
     starts = [players["start_region"][i * 4 : (i + 1) * 4] for i in range(8)]
     assert starts[0] == starts[1] == starts[2] == starts[3]
     assert starts[4] == starts[7]
@@ -104,23 +105,24 @@ def test_rotation_shares_the_deal():
 def test_interpreted_equals_compiled(tmp_path):
     script = textwrap.dedent(f"""
         import pyarrow as pa
-        from simulate.games.evo import GAME
+        from simulate.games.evo import SPEC as GAME
+        from simulate.kit.play import play
         s = GAME.setup(GAME.parameters(), 4, {MIXED!r})
-        for name, table in GAME.play(s, 11, False, 0, 4).items():
+        for name, table in play(s, 11, False, 0, 4).items():
             with pa.OSFile({str(tmp_path)!r} + "/" + name + ".arrow", "wb") as f:
                 with pa.ipc.new_file(f, table.schema) as w:
                     w.write_table(table)
     """)
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=ROOT, timeout=600)
-    compiled = GAME.play(setup(), 11, False, 0, 4)
+    compiled = play(setup(), 11, False, 0, 4)
     for name, table in compiled.items():
         interpreted = pa.ipc.open_file(str(tmp_path / f"{name}.arrow")).read_all()
         assert interpreted.equals(table), name
 
 
 def test_heuristic_beats_random():
-    players = GAME.play(setup("heuristic,random,random,random"), 5, True, 0, 200)["players"]
+    players = play(setup("heuristic,random,random,random"), 5, True, 0, 200)["players"]
     rows = players.to_pydict()
     wins = [w for w, s in zip(rows["winner"], rows["strategy"], strict=True) if s == "heuristic"]
     assert sum(wins) / len(wins) > 0.6
@@ -129,8 +131,8 @@ def test_heuristic_beats_random():
 def test_search_bot_plays_deterministically():
     lineup = "search[rollouts=2,candidates=3],heuristic,heuristic"
     s = setup(lineup, 3)
-    a = GAME.play(s, 2, False, 0, 2)
-    b = GAME.play(s, 2, False, 0, 2)
+    a = play(s, 2, False, 0, 2)
+    b = play(s, 2, False, 0, 2)
     assert a["players"].equals(b["players"]) and a["bids"].equals(b["bids"])
 
 
@@ -140,7 +142,7 @@ def test_unknown_strategy_parameter_is_refused():
 
 
 def test_replay_tells_the_game_in_words():
-    text = GAME.replay(setup(), 4, False, 3)
+    text = replay_text(setup(), 4, False, 3)
     assert "game 3 of seed 4" in text and "PROVISIONAL" in text
     assert "round 1" in text and "initiative" in text and "climate" in text
     assert "places a newborn" in text and "buys" in text
@@ -151,14 +153,14 @@ def test_data_files_describe_the_run():
     s = setup()
     files = GAME.data_files(s)
     assert files["map.csv"].decode().startswith("region,terrain")
-    assert "provisional-4" in GAME.describe_data(s)
-    assert len(GAME.data_digest(s)) == 64
+    assert "provisional-4" in s.describe_data()
+    assert len(s.data.sha256) == 64
 
 
 def test_every_card_gets_played_and_only_in_its_windows():
     from rules.evo.cards import CARDS, WINDOW_NAMES
 
-    cards = GAME.play(setup("random"), 6, False, 0, 400)["cards"].to_pydict()
+    cards = play(setup("random"), 6, False, 0, 400)["cards"].to_pydict()
     assert set(cards["card"]) == set(range(1, 27))
     assert min(cards["round"]) >= 3
     for card, window, reaction in zip(
@@ -171,8 +173,8 @@ def test_every_card_gets_played_and_only_in_its_windows():
 
 def test_tail_variant_keeps_the_same_weather_and_meteor_dice():
     lineup = "heuristic[cards=0]"
-    base = GAME.play(setup(lineup), 9, False, 0, 60)["rounds"].to_pydict()
-    variant = GAME.play(setup(lineup, initiative_tails="false"), 9, False, 0, 60)["rounds"]
+    base = play(setup(lineup), 9, False, 0, 60)["rounds"].to_pydict()
+    variant = play(setup(lineup, initiative_tails="false"), 9, False, 0, 60)["rounds"]
     variant = variant.to_pydict()
     rolls = {
         (g, r): (c, m)

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.evo.params import EvoParameters
-from simulate.games.evo import GAME
+from simulate.games.evo import SPEC as GAME
 from simulate.games.evo.check import play_checked
+from simulate.kit.play import play
 
 BOTS = st.sampled_from(
     ["random", "heuristic", "heuristic[cards=0,aggression=1]", "heuristic[foresight=0,bid=3]"]
@@ -56,7 +57,7 @@ def test_invariants_hold_and_the_kernel_agrees(
     game = play_checked(setup, seed, game_id)
     assert 1 <= game.rounds <= params.max_rounds(n)
     assert all(0 <= d <= dinos for d in game.dinos)
-    players = GAME.play(setup, seed, False, game_id, game_id + 1)["players"].to_pydict()
+    players = play(setup, seed, False, game_id, game_id + 1)["players"].to_pydict()
     assert players["points"] == game.points
     assert players["winner"] == game.winners
     assert sum(game.winners) >= 1

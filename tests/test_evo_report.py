@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.dataset as ds
 import pytest
+from simulate.rundir import Run
 
 from reports import compare, evo
-from reports.build import write_report
-from reports.load import Run
+from simulate.cli.analysis_commands import write_report
 from simulate.variants import list_variants
 
 

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import hashlib, sys
 from simulate.games import get_game
+from simulate.kit.play import play
 g = get_game("dkd")
 h = hashlib.sha256()
 for players, lineup, games in (
@@ -19,7 +20,7 @@ for players, lineup, games in (
     (3, "montecarlo[rollouts=2],greedy,blind[memory=0]", 4),
 ):
     setup = g.setup(g.parameters().with_values({"first_holder": "-1"}), players, lineup)
-    for name, table in sorted(g.play(setup, 42, True, 0, games).items()):
+    for name, table in sorted(play(setup, 42, True, 0, games).items()):
         h.update(name.encode())
         h.update(repr(table.to_pydict()).encode())
 print(h.hexdigest())

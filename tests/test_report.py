@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow.dataset as ds
 import pytest
+from simulate.rundir import Run
 
 from reports import common
 from reports import dino_kontra_dino as dkd
-from reports.build import write_report
-from reports.load import Run
+from simulate.cli.analysis_commands import write_report
 from reports.stats import Z95
 
 

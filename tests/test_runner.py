@@ -174,14 +174,14 @@ def test_a_changed_deck_file_is_a_different_run(tmp_path):
 
 
 def test_reused_buffers_give_the_same_tables_as_fresh_ones():
+    from simulate.kit.play import play
+
     _, setup = config()
-    game = setup.game
-    fresh = [game.play(setup, 3, True, a, a + 500) for a in (0, 500, 1000)]
-    with game.reused_buffers():
-        for a, expected in zip((0, 500, 1000), fresh, strict=True):
-            tables = game.play(setup, 3, True, a, a + 500)
-            for name, table in expected.items():
-                assert tables[name].equals(table), (a, name)
-    # outside the block play() allocates again, so earlier tables stay valid
-    one, two = game.play(setup, 3, True, 0, 500), game.play(setup, 3, True, 500, 1000)
+    fresh = [play(setup, 3, True, a, a + 500) for a in (0, 500, 1000)]
+    for a, expected in zip((0, 500, 1000), fresh, strict=True):
+        tables = play(setup, 3, True, a, a + 500, reuse=True)
+        for name, table in expected.items():
+            assert tables[name].equals(table), (a, name)
+    # without reuse play() allocates again, so earlier tables stay valid
+    one, two = play(setup, 3, True, 0, 500), play(setup, 3, True, 500, 1000)
     assert one["turns"].equals(fresh[0]["turns"]) and two["turns"].equals(fresh[1]["turns"])

@@ -12,7 +12,8 @@ import pytest
 
 fsspec = pytest.importorskip("fsspec")
 
-from reports.load import Run  # noqa: E402
+from simulate.rundir import Run  # noqa: E402
+
 from simulate.config import build_config  # noqa: E402
 from simulate.executors import InlineExecutor  # noqa: E402
 from simulate.manifest import read_manifest  # noqa: E402

@@ -48,7 +48,7 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
 
     out = [
         f"{setup.game.title}, game {game_id} of seed {seed}: {n} players",
-        setup.game.describe_data(setup),
+        setup.describe_data(),
         "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(seats)),
         "start stars: "
         + ", ".join(f"seat {s} {region(int(logs.players.start_region[s]) - 1)}" for s in range(n)),

@@ -1,7 +1,9 @@
-"""A run directory as the analyses see it: manifest, configuration and lazy tables.
+"""A run directory opened for reading: manifest, configuration and lazy tables.
 
-The run may be a local folder or an fsspec URL (``s3://...``); local parts are scanned by
-polars directly, remote ones through a pyarrow dataset on the run's filesystem.
+What ``reports/`` analyses and the notebooks read (``reports`` never imports ``simulate``: the
+CLI or a notebook opens a :class:`Run` and hands it over). The run may be a local folder or an
+fsspec URL (``s3://...``); local parts are scanned by polars directly, remote ones through a
+pyarrow dataset on the run's filesystem.
 """
 
 from __future__ import annotations
@@ -76,8 +78,11 @@ class Run:
             raise DinolabError(f"{self.store} lacks its data file {name}")
         return pl.read_parquet(io.BytesIO(self.store.read_bytes(name)))
 
-    def cluster(self) -> pl.Expr:
-        """Games that share a deal (seat rotation) are one cluster for confidence intervals."""
-        if self.config.get("rotate"):
-            return pl.col("game_id") // self.n_players
-        return pl.col("game_id")
+    @property
+    def title(self) -> str:
+        return self.manifest.get("game_title", self.game)
+
+    def write_text(self, name: str, text: str) -> str:
+        """Write a file into the run directory (a report); return where it went."""
+        self.store.write_bytes(name, text.encode())
+        return f"{str(self.path).rstrip('/')}/{name}"

@@ -1,0 +1,107 @@
+"""Commands that read runs and write reports: report, compare.
+
+This module is the composition root between ``simulate`` (which plays, opens runs and
+variants) and ``reports`` (which only reads what it is handed): the one place that imports both.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from simulate.cli.app import app, echo
+
+
+def write_report(
+    run_dir: str, variants: bool = True, variant_games: int = 50_000, workers: int | None = None
+) -> tuple[str, str]:
+    """Write RUN/report.html and RUN/report.md; return where. Plays the game's report
+    variants first when ``variants`` and they are missing (at most ``variant_games`` games)."""
+    import importlib
+
+    from reports.build import report as render_report
+    from reports.compare import changed_rules
+    from simulate.backends import make_executor
+    from simulate.games import get_game
+    from simulate.rundir import Run
+    from simulate.variants import ensure_report_variants, list_variants, variant_note
+
+    run = Run(run_dir)
+    spec = get_game(run.game)
+    if variants and run.complete:
+        ensure_report_variants(run.store, spec, variant_games, lambda: make_executor(workers))
+    paired = []
+    for folder in list_variants(run.store):
+        variant = Run(folder)
+        paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
+    sections = importlib.import_module(spec.report).sections
+    html, md = render_report(run, sections, paired)
+    return run.write_text("report.html", html), run.write_text("report.md", md)
+
+
+@app.command()
+def report(
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
+    variants: Annotated[
+        bool,
+        typer.Option(
+            help="Play the paired rule variants the game's report asks for (EVO: initiative "
+            "without tails) when they are missing."
+        ),
+    ] = True,
+    variant_games: Annotated[
+        int, typer.Option(help="Games for a missing paired variant (at most the run's).")
+    ] = 50_000,
+    workers: Annotated[int | None, typer.Option(help="Workers for variant runs.")] = None,
+) -> None:
+    """Write RUN/report.html (plots and tables with 95% intervals) and RUN/report.md.
+
+    Variants made with `dinolab compare` get a paired comparison section each.
+    """
+    html, md = write_report(run_dir, variants, variant_games, workers)
+    echo(f"wrote {html} and {md}")
+
+
+@app.command()
+def compare(
+    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
+    assignments: Annotated[
+        list[str], typer.Option("--set", help="The rule change: --set key=value (repeatable).")
+    ],
+    games: Annotated[
+        int | None, typer.Option("--games", "-n", help="Games (default: all the run's).")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress")] = None,
+) -> None:
+    """Play a rule variant on the same seeds as the run and compare, game by game.
+
+    The variant is stored in RUN/variants/KEY=VALUE/ and appears in the run's report. Because
+    game i of both starts from the same deal and dice, the paired differences need far fewer
+    games than two independent runs.
+
+    Example: dinolab compare runs/evo4 --set initiative_tails=false --games 100000
+    """
+    from reports.compare import paired_by, share_moved
+    from simulate.backends import make_executor
+    from simulate.manifest import read_manifest, run_config
+    from simulate.progress import progress_bar, want_progress
+    from simulate.rundir import Run
+    from simulate.variants import run_variant, variant_config
+
+    variant_config(run_config(read_manifest(run_dir)), assignments, games)  # validate first
+    with progress_bar("variant", want_progress(progress)) as update:
+        out, _ = run_variant(run_dir, assignments, make_executor(workers), games, update)
+    base, variant = Run(run_dir), Run(out)
+    seats = paired_by(base, variant, "seat")
+    echo(f"paired comparison over {variant.games_logged:,} games: {', '.join(assignments)}")
+    for r in seats.iter_rows(named=True):
+        echo(
+            f"  seat {r['seat']}: {r['base']:.2%} -> {r['variant']:.2%}, change "
+            f"{r['mean'] * 100:+.2f} pp [{r['lo'] * 100:+.2f}, {r['hi'] * 100:+.2f}]"
+        )
+    echo(f"win share moved between seats: {share_moved(seats) * 100:.2f} percentage points")
+    echo(f"stored in {out.url}; dinolab report {run_dir} shows it")
+
+

@@ -1,0 +1,60 @@
+"""Commands that describe what is there: games (and the log schema as Markdown)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from simulate.cli.app import app, echo
+
+
+@app.command()
+def games(
+    game: Annotated[
+        str | None, typer.Argument(help="Show one game in detail (name or alias).")
+    ] = None,
+    markdown: Annotated[
+        bool,
+        typer.Option(
+            "--markdown", help="Print every game's log tables as Markdown (docs/schema.md)."
+        ),
+    ] = False,
+) -> None:
+    """List the games, their player counts, strategies and rule keys.
+
+    With a GAME: every rule key with its default, allowed values and source; every strategy
+    with its parameters; every logged table with its columns, types and units.
+    """
+    from simulate.games import all_games, get_game
+    from simulate.kit.docs import schema_markdown
+
+    if markdown:
+        echo(schema_markdown([get_game(game)] if game else all_games()), nl=False)
+        return
+    if game is None:
+        for g in all_games():
+            aliases = f" (alias {', '.join(g.aliases)})" if g.aliases else ""
+            echo(f"{g.name}{aliases}: {g.title}, {g.min_players}-{g.max_players} players")
+            echo(f"  strategies: {', '.join(g.registry.names())}")
+            echo(f"  rule keys:  {', '.join(g.parameters.info())}")
+            echo(f"  tables:     {', '.join(t.name for t in g.logged_tables)}")
+        echo("\n`dinolab games <game>` shows one game in detail.")
+        return
+    g = get_game(game)
+    echo(f"{g.title} ({g.name}), {g.min_players}-{g.max_players} players")
+    echo("\nrule keys (--set key=value, or key = value in a --rules TOML file):")
+    for p in g.parameters.info().values():
+        echo(f"  {p.name} = {p.default!r}  [{p.allowed()}]  {p.doc}  (source: {p.source})")
+    echo("\nstrategies (--strategy a,b,... one per seat; name[key=value,...] sets parameters):")
+    for info in g.registry.by_name.values():
+        echo(f"  {info.usage()}: {info.doc}")
+        for sp in info.params:
+            echo(f"      {sp.name} in {sp.lo:g}..{sp.hi:g}: {sp.doc}")
+    if g.registry.options:
+        echo("\nrestrictable options (restricted play): " + ", ".join(g.registry.options))
+    echo(f"\ntables (log schema version {g.schema_version}):")
+    for t in g.logged_tables:
+        echo(f"  {t.name}/ ({t.doc})")
+        for c in t.columns:
+            echo(f"      {c.name} ({c.type}): {c.describe()}")

@@ -1,0 +1,353 @@
+"""Play Origin of Species games step by step from Python, checking the rules at every step.
+
+:func:`play_checked` is the debugging and testing twin of a kernel: it seeds and deals as a
+kernel does (``key = game_key(seed, game_id)``, ``seed_streams``, ``deal``), asks the same
+bots, and after every engine call checks the invariants: the cards are conserved (deck, hands,
+tableaux, discard piles; by type through the public and private play records), food and fat
+within bounds, needs and link counts consistent, the food bank within its formula's range,
+every action legal, every trait played where the rules allow it, every attack legal for the
+traits it records, and, at every feeding decision, that extinction would remove exactly the
+unfed and poisoned animals. A broken invariant raises :class:`AssertionError` naming it.
+
+:func:`play_games` is a compiled loop (heuristic or random bots, no logging) for measuring the
+engine's speed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import game_key, seed_streams
+from rules.origin_of_species.board import is_fed
+from rules.origin_of_species.constants import (
+    BURROWING,
+    CAMOUFLAGE,
+    CARNIVORE,
+    COMMUNICATION,
+    FAT_TISSUE,
+    FEED,
+    GAME_OVER,
+    HIGH_BODY_WEIGHT,
+    MAX_PLAYERS,
+    N_TRAITS,
+    N_USES,
+    OP_ATTACK,
+    PARASITE,
+    ROUND_DONE,
+    SCAVENGER,
+    SHARP_VISION,
+    SWIMMING,
+)
+from rules.origin_of_species.deck import Deck
+from rules.origin_of_species.engine import (
+    actions,
+    advance,
+    apply,
+    deal,
+    extinction_and_draw,
+    final_result,
+    is_legal,
+)
+from rules.origin_of_species.params import OosParameters
+from rules.origin_of_species.state import (
+    EV_ANIMAL,
+    EV_ATTACK,
+    EV_TRAIT,
+    F_HIB,
+    F_POISONED,
+    make_table,
+    new_states,
+)
+from strategies.core.registry import Strategy
+from strategies.origin_of_species import REGISTRY
+from strategies.origin_of_species.bots import choose
+
+
+@dataclasses.dataclass
+class CheckedGame:
+    """What a checked game saw: its final numbers, per-round counters and logged events."""
+
+    scores: list[int]
+    extra: list[int]
+    animals: list[int]
+    traits: list[int]
+    discards: list[int]
+    winners: list[bool]
+    rounds: int
+    decisions: int
+    uses: np.ndarray  # [n, N_USES]
+    trait_events: list[tuple[int, ...]]  # (round, seat, trait, target_owner, type, side, a, b)
+    attack_events: list[tuple[int, ...]]  # EV_ATTACK columns 1..
+    animal_events: list[tuple[int, ...]]  # (round, seat, type)
+    round_rows: list[dict] = dataclasses.field(default_factory=list)
+
+
+def _pop(x: int) -> int:
+    return bin(int(x)).count("1")
+
+
+def check_cards(tb, st) -> None:
+    """84 (or n_cards) cards conserved; by type through public_out and animal_out."""
+    n = int(tb.n_players)
+    T = int(tb.n_types)
+    deck_left = int(st.deck_len - st.deck_top)
+    hands = int(sum(int(st.n_hand[s]) for s in range(n)))
+    table = 0
+    for s in range(n):
+        assert int(st.hand[s, :T].sum()) == int(st.n_hand[s]), f"seat {s}: hand count"
+        assert (np.asarray(st.hand[s, :T]) >= 0).all(), f"seat {s}: negative hand"
+        for a in range(int(st.n_an[s])):
+            table += 1 + _pop(st.an_tr[s, a]) + int(st.an_fat_cards[s, a])
+        table += int(st.n_ln[s])
+    discards = int(sum(int(st.discard_n[s]) for s in range(n)))
+    total = deck_left + hands + table + discards
+    assert total == int(tb.n_cards), (
+        f"cards not conserved: deck {deck_left} + hands {hands} + table {table} + "
+        f"discards {discards} = {total} != {tb.n_cards}"
+    )
+    rest = np.bincount(np.asarray(st.deck[st.deck_top : st.deck_len]), minlength=T)[:T]
+    for t in range(T):
+        seen = (
+            int(rest[t])
+            + int(st.hand[:n, t].sum())
+            + int(st.public_out[t])
+            + int(st.animal_out[:n, t].sum())
+        )
+        assert seen == int(tb.type_copies[t]), f"card type {t}: {seen} != {tb.type_copies[t]}"
+    played = int(st.public_out[:T].sum()) + int(st.animal_out[:n, :T].sum())
+    assert played == table + discards, f"played {played} != table {table} + discards {discards}"
+
+
+def check_animals(tb, st) -> None:
+    """Food within need, fat within its cards, needs and link counts consistent."""
+    n = int(tb.n_players)
+    for s in range(n):
+        na = int(st.n_an[s])
+        links = np.zeros(na, int)
+        prot = np.zeros(na, int)
+        pairs = set()
+        for l in range(int(st.n_ln[s])):
+            a, b, k = int(st.ln_a[s, l]), int(st.ln_b[s, l]), int(st.ln_kind[s, l])
+            assert 0 <= a < na and 0 <= b < na and a != b, f"seat {s} link {l}: ends {a}, {b}"
+            key = (k, min(a, b), max(a, b))
+            assert key not in pairs, f"seat {s}: paired trait {k} twice on pair {a}, {b}"
+            pairs.add(key)
+            links[a] += 1
+            links[b] += 1
+            if k == 2:
+                prot[b] += 1
+        for a in range(na):
+            m = int(st.an_tr[s, a])
+            assert m >> FAT_TISSUE == 0, f"seat {s} animal {a}: Fat/paired bits in an_tr"
+            assert not (m >> CARNIVORE & 1 and m >> SCAVENGER & 1), "Carnivore with Scavenger"
+            need = 1 + sum(int(tb.food[t]) for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE) if m >> t & 1)
+            assert int(st.an_need[s, a]) == need, f"seat {s} animal {a}: need {st.an_need[s, a]}"
+            food, fat, cards = int(st.an_food[s, a]), int(st.an_fat[s, a]), int(st.an_fat_cards[s, a])
+            assert 0 <= food <= need, f"seat {s} animal {a}: food {food} of need {need}"
+            assert 0 <= fat <= cards, f"seat {s} animal {a}: fat {fat} on {cards} Fat Tissue"
+            assert int(st.an_links[s, a]) == links[a], f"seat {s} animal {a}: link count"
+            assert int(st.an_prot[s, a]) == prot[a], f"seat {s} animal {a}: protection count"
+    assert int(st.bank) >= 0, f"food bank {st.bank} < 0"
+
+
+def attack_legal_py(tb, st, s, a, o, t) -> bool:
+    """An independent reading of the attack rules, for the checks."""
+    if not st.an_tr[s, a] >> CARNIVORE & 1:
+        return False
+    if s == o and a == t:
+        return False
+    am, tm = int(st.an_tr[s, a]), int(st.an_tr[o, t])
+    if (am >> SWIMMING & 1) != (tm >> SWIMMING & 1):
+        return False
+    if tm >> HIGH_BODY_WEIGHT & 1 and not am >> HIGH_BODY_WEIGHT & 1:
+        return False
+    if tm >> CAMOUFLAGE & 1 and not am >> SHARP_VISION & 1:
+        return False
+    fed = int(st.an_food[o, t]) >= int(st.an_need[o, t]) or (
+        tb.hib_burrow and int(st.an_flags[o, t]) & F_HIB
+    )
+    if tm >> BURROWING & 1 and fed:
+        return False
+    for l in range(int(st.n_ln[o])):
+        if int(st.ln_kind[o, l]) == 2 and int(st.ln_b[o, l]) == t:
+            return False
+    return True
+
+
+def check_attack_event(e) -> None:
+    """The traits an attack event records allow the attack."""
+    am, tm = int(e[3]), int(e[5])
+    assert am >> CARNIVORE & 1, "an attacker without Carnivore"
+    assert (am >> SWIMMING & 1) == (tm >> SWIMMING & 1), "attack across Swimming"
+    assert not (tm >> HIGH_BODY_WEIGHT & 1) or am >> HIGH_BODY_WEIGHT & 1, "attack on HBW"
+    assert not (tm >> CAMOUFLAGE & 1) or am >> SHARP_VISION & 1, "attack on Camouflage"
+    assert 0 <= int(e[6]) <= 3 and 0 <= int(e[7]) <= 2, "bad defence or outcome code"
+
+
+def check_extinction(tb, st) -> None:
+    """Extinction on a copy removes exactly the unfed and poisoned animals, keeping order."""
+    n = int(tb.n_players)
+    keep = []
+    for s in range(n):
+        keep.append(
+            [
+                (int(st.an_tr[s, a]), int(st.an_fat_cards[s, a]), int(st.an_fat[s, a]))
+                for a in range(int(st.n_an[s]))
+                if is_fed(st, s, a) and not int(st.an_flags[s, a]) & F_POISONED
+            ]
+        )
+    cp = new_states(1)
+    cp[0] = st
+    c = cp[0]
+    c.verbose = 0
+    extinction_and_draw(tb, c)
+    for s in range(n):
+        got = [
+            (int(c.an_tr[s, a]), int(c.an_fat_cards[s, a]), int(c.an_fat[s, a]))
+            for a in range(int(c.n_an[s]))
+        ]
+        assert got == keep[s], f"seat {s}: extinction kept {got}, expected {keep[s]}"
+
+
+def play_checked(
+    params: OosParameters,
+    data: Deck,
+    n_players: int,
+    lineup: list[Strategy],
+    seed: int,
+    game_id: int,
+    verbose: bool = False,
+) -> CheckedGame:
+    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
+    tbs = make_table(params, data, n_players)
+    tb = tbs[0]
+    lus = REGISTRY.lineup_record(list(lineup))
+    lu = lus[0]
+    states = new_states(3)
+    st = states[0]
+    pool = states[1:]
+    n = n_players
+    lo, hi = int(tb.food_lo), int(tb.food_hi)
+    traits: list[tuple[int, ...]] = []
+    attacks: list[tuple[int, ...]] = []
+    animals: list[tuple[int, ...]] = []
+    rows: list[dict] = []
+    decisions = 0
+    with np.errstate(over="ignore"):
+        key = np.uint64(game_key(np.uint64(seed), np.uint64(game_id)))
+        seed_streams(st.rng[: 1 + n], key, key)
+        deal(tb, st)
+        st.verbose = int(verbose)
+        check_cards(tb, st)
+        while True:
+            kind = int(advance(tb, st))
+            for e in np.array(st.ev[: st.n_ev]):
+                if e[0] == EV_TRAIT:
+                    row = tuple(int(x) for x in e[1:9])
+                    traits.append(row)
+                    _, seat, tr, owner = row[:4]
+                    if tr == PARASITE:
+                        assert owner != seat, "Parasite played on an own animal"
+                    else:
+                        assert owner == seat, f"trait {tr} played on another player's animal"
+                elif e[0] == EV_ATTACK:
+                    check_attack_event(e)
+                    attacks.append(tuple(int(x) for x in e[1:14]))
+                elif e[0] == EV_ANIMAL:
+                    animals.append(tuple(int(x) for x in e[1:4]))
+            assert int(st.ev_lost) == 0, "events lost"
+            st.n_ev = 0
+            check_cards(tb, st)
+            check_animals(tb, st)
+            if kind == ROUND_DONE:
+                assert lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}"
+                rows.append(
+                    {
+                        "round": int(st.rnd) + 1,
+                        "food_bank": int(st.r_bank),
+                        "deck_left": int(st.r_deck_left),
+                        "animals": [int(x) for x in st.r_animals[:n]],
+                        "survivors": [int(x) for x in st.r_survivors[:n]],
+                        "traits": [int(x) for x in st.r_traits[:n]],
+                        "food_taken": [int(x) for x in st.r_red[:n]],
+                        "kills": [int(x) for x in st.r_kills[:n]],
+                        "cards_drawn": [int(x) for x in st.r_drawn[:n]],
+                        "hand": [int(x) for x in st.r_hand[:n]],
+                    }
+                )
+                for s in range(n):
+                    assert st.r_survivors[s] == st.n_an[s], "survivors != animals after round"
+                    assert st.r_hand[s] == st.n_hand[s], "hand counter"
+                continue
+            if kind == GAME_OVER:
+                break
+            decisions += 1
+            seat = int(st.actor)
+            assert actions(tb, st, -1) >= 1, "a decision without actions"
+            if kind == FEED:
+                check_extinction(tb, st)
+            action = int(choose(lu, seat, tb, st, pool))
+            assert is_legal(tb, st, action), f"illegal action {action:#x} for decision {kind}"
+            if kind == FEED and action >= 0 and action >> 32 == OP_ATTACK:
+                o, a, t = (action >> 16) & 0xFF, (action >> 8) & 0xFF, action & 0xFF
+                assert attack_legal_py(tb, st, seat, a, o, t), "an illegal attack was offered"
+            apply(tb, st, action)
+        winners = np.zeros(n, dtype=np.bool_)
+        final_result(tb, st, winners)
+    return CheckedGame(
+        scores=[int(x) for x in st.score[:n]],
+        extra=[int(x) for x in st.extra[:n]],
+        animals=[int(x) for x in st.end_animals[:n]],
+        traits=[int(x) for x in st.end_traits[:n]],
+        discards=[int(x) for x in st.discard_n[:n]],
+        winners=[bool(x) for x in winners],
+        rounds=int(st.rnd) + 1,
+        decisions=decisions,
+        uses=np.array(st.uses[:n, :N_USES]),
+        trait_events=traits,
+        attack_events=attacks,
+        animal_events=animals,
+        round_rows=rows,
+    )
+
+
+@jit
+def play_games(tb, lineup, states, seed, first, count, wins, rounds, tallies) -> None:
+    """Play games ``first .. first + count - 1`` of ``seed`` (no rotation, no logging):
+    ``wins[s]`` counts sole wins (shared wins add 1/k), ``rounds[0]`` the rounds, ``tallies``
+    [2, N_TRAITS + 1] the traits played (row 0; column N_TRAITS: animals) and ``uses`` summed
+    over seats (row 1). ``states``: at least 3 records (the game and the search pool)."""
+    n = tb.n_players
+    st = states[0]
+    pool = states[1:]
+    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
+    for g in range(first, first + count):
+        key = game_key(np.uint64(seed), np.uint64(g))
+        seed_streams(st.rng[: 1 + n], key, key)
+        deal(tb, st)
+        while True:
+            kind = advance(tb, st)
+            for i in range(st.n_ev):
+                if st.ev[i, 0] == EV_TRAIT:
+                    tallies[0, st.ev[i, 3]] += 1
+                elif st.ev[i, 0] == EV_ANIMAL:
+                    tallies[0, N_TRAITS] += 1
+            st.n_ev = 0
+            if kind == GAME_OVER:
+                break
+            if kind == ROUND_DONE:
+                continue
+            apply(tb, st, choose(lineup, st.actor, tb, st, pool))
+        final_result(tb, st, winners[:n])
+        k = 0
+        for s in range(n):
+            k += winners[s]
+        for s in range(n):
+            if winners[s]:
+                wins[s] += 1.0 / k
+            for u in range(N_TRAITS):
+                tallies[1, u] += st.uses[s, u]
+        rounds[0] += st.rnd + 1
