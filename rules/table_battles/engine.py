@@ -39,7 +39,6 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded, mix64, shuffle
 from rules.table_battles.constants import (
-    ABS_FULL,
     ABS_MINUS1,
     ABS_MINUS_DICE,
     ABS_ONLY1,
@@ -150,15 +149,21 @@ def dino_of(tb, st, s: int, t: int) -> int:
 @jit_inline
 def passive_up(tb, st, s: int, t: int, pid: int) -> bool:
     """Team member ``t`` of seat ``s`` is in play with passive ``pid`` face up ("solange diese
-    passive Fähigkeit im Spiel ist")."""
-    if not st.alive[s, t]:
-        return False
-    d = st.team[s, t]
-    first = st.team_slot[s, t]
-    for k in range(tb.d_cards[d]):
-        if st.up[s, first + k] and tb.c_passive[st.slot_card[s, first + k]] == pid:
-            return True
-    return False
+    passive Fähigkeit im Spiel ist"); kept in ``pmask`` by :func:`set_pmask`."""
+    return (st.pmask[s, t] >> pid) & 1 == 1
+
+
+@jit
+def set_pmask(tb, st, s: int, t: int) -> None:
+    """Recompute the face-up passives of team member ``t`` of seat ``s``."""
+    m = np.int64(0)
+    if st.alive[s, t]:
+        d = st.team[s, t]
+        first = st.team_slot[s, t]
+        for k in range(tb.d_cards[d]):
+            if st.up[s, first + k]:
+                m |= np.int64(1) << tb.c_passive[st.slot_card[s, first + k]]
+    st.pmask[s, t] = m & ~np.int64(1)
 
 
 @jit_inline
@@ -167,15 +172,14 @@ def passive_vs(tb, st, s: int, t: int, pid: int, a_s: int, a_t: int) -> bool:
     attacks by Water dinos ignore the passive abilities of other Water dinos."""
     if not passive_up(tb, st, s, t, pid):
         return False
-    if s != a_s and tb.d_cls[st.team[a_s, a_t]] == CL_WATER and tb.d_cls[st.team[s, t]] == CL_WATER:
-        return False
-    return True
+    water = tb.d_cls[st.team[a_s, a_t]] == CL_WATER and tb.d_cls[st.team[s, t]] == CL_WATER
+    return not (s != a_s and water)
 
 
 @jit_inline
 def has_pair(st, s: int, slot: int) -> bool:
     """At least two equal dice on the card."""
-    for f in range(1, 7):
+    for f in range(1, 7):  # noqa: SIM110 (no generators in numba)
         if st.dice[s, slot, f] >= 2:
             return True
     return False
@@ -213,7 +217,7 @@ def base_hits(template: int, n: int) -> int:
 @jit_inline
 def self_of(template: int) -> int:
     """The template's "1 selbst" (every template but the flat 1 hit)."""
-    if template == ATK_NONE or template == ATK_FLAT1:
+    if template in (ATK_NONE, ATK_FLAT1):
         return 0
     return 1
 
@@ -270,9 +274,12 @@ def target_ok(tb, st, s: int, a_t: int, n_dice: int, t: int) -> bool:
     if passive_vs(tb, st, o, t, P_TAUNT, s, a_t):
         return True
     for u in range(st.n_team[o]):
-        if u != t and passive_vs(tb, st, o, u, P_TAUNT, s, a_t):
-            if _basic_target(tb, st, s, a_t, u):
-                return False  # a targetable Stygimoloch must be the target
+        if (
+            u != t
+            and passive_vs(tb, st, o, u, P_TAUNT, s, a_t)
+            and _basic_target(tb, st, s, a_t, u)
+        ):
+            return False  # a targetable Stygimoloch must be the target
     return True
 
 
@@ -284,9 +291,8 @@ def _basic_target(tb, st, s: int, a_t: int, t: int) -> bool:
         return False
     if passive_vs(tb, st, o, t, P_WATER_LURKER, s, a_t):
         return False
-    if passive_vs(tb, st, o, t, P_GIANT_CLAWS, s, a_t) and not tb.d_large[st.team[s, a_t]]:
-        return False
-    return True
+    small = not tb.d_large[st.team[s, a_t]]
+    return not (small and passive_vs(tb, st, o, t, P_GIANT_CLAWS, s, a_t))
 
 
 @jit
@@ -504,6 +510,8 @@ def setup_battle(tb, st) -> None:
                 slot += 1
         st.n_slots[s] = slot
         st.n_alive[s] = st.n_team[s]
+        for t in range(st.n_team[s]):
+            set_pmask(tb, st, s, t)
         st.free[s] = tb.dice
         st.skip[s] = 0
         st.cards0[s] = slot
@@ -748,6 +756,7 @@ def flip(tb, st, s: int, slot: int) -> None:
     if st.team_up[s, t] <= 0 and st.alive[s, t]:
         st.alive[s, t] = 0
         st.n_alive[s] -= 1
+    set_pmask(tb, st, s, t)
 
 
 @jit
@@ -815,53 +824,40 @@ def start_attack(tb, st, slot: int, t: int) -> None:
 
 
 @jit
-def resolve_reaction(tb, st, r_slot: int) -> None:
-    """Work out who takes how many hits for reaction ``r_slot`` (-1: none)."""
+def outcome(tb, st, r_slot: int) -> np.int64:
+    """The result of the pending attack (``a_slot``, ``a_team``, ``a_dice``, ``tgt`` set) if the
+    defender reacts with card ``r_slot`` (-1: no reaction), without changing anything:
+    ``(h_team + 1) | hits << 8 | counter << 16`` (h_team -1: blocked). The engine applies it in
+    :func:`resolve_reaction`; the bots read it to weigh attacks and reactions.
+
+    Order of modifiers (spec Q3): the template's hits with the card's dice; the Air/Water
+    rules and the attacker's passives against the dino that takes them; then the reaction's
+    reductions; never below 0.
+    """
     a = st.active
     o = 1 - a
     card = st.slot_card[a, st.a_slot]
     base = base_hits(tb.c_attack[card], st.a_dice)
     t = st.tgt
-    st.h_team = t
-    st.counter = 0
     if r_slot < 0:
         h = base + modifiers(tb, st, a, st.a_team, o, t)
         if passive_up(tb, st, a, st.a_team, P_TYRANT):
             h += tb.tyrant_bonus
-        st.hits = max(h, 0)
-        st.step = ST_HITS
-        return
-    st.skip[o] = 1  # reacting skips the next attack phase
-    st.r_slot = r_slot
+        return np.int64(t + 1) | (np.int64(max(h, 0)) << 8)
     rcard = st.slot_card[o, r_slot]
     u = st.slot_team[o, r_slot]
-    headbutt = passive_up(tb, st, a, st.a_team, P_HEADBUTT)
     if tb.c_passive[rcard] == P_TREETOPS:
-        st.r_kind = RK_TREETOPS
-        st.r_dice = 0
-        flip(tb, st, o, r_slot)
-        st.hits = max(base + modifiers(tb, st, a, st.a_team, o, t), 0)
-        st.counter = tb.treetops_hits
-        st.step = ST_HITS
-        return
+        h = base + modifiers(tb, st, a, st.a_team, o, t)
+        return np.int64(t + 1) | (np.int64(max(h, 0)) << 8) | (np.int64(tb.treetops_hits) << 16)
+    if passive_up(tb, st, a, st.a_team, P_HEADBUTT):  # the reaction's text is ignored
+        h = base + modifiers(tb, st, a, st.a_team, o, t)
+        return np.int64(t + 1) | (np.int64(max(h, 0)) << 8)
     rk = tb.c_rkind[rcard]
-    st.r_kind = rk
-    n = st.dice[o, r_slot, 0]
-    st.r_dice = n
-    st.free[o] += n
-    for f in range(7):
-        st.dice[o, r_slot, f] = 0
-    st.step = ST_HITS
-    if headbutt:  # Pachycephalosaurus: the reaction's text is ignored
-        st.hits = max(base + modifiers(tb, st, a, st.a_team, o, t), 0)
-        return
     tmpl = tb.c_react[rcard]
+    n = st.dice[o, r_slot, 0]
     if rk == RK_BLOCK:
-        st.h_team = -1
-        st.hits = 0
-        return
+        return np.int64(0)
     if rk == RK_ABSORB:
-        st.h_team = u
         h = base + modifiers(tb, st, a, st.a_team, o, u)
         if tmpl == ABS_ONLY1:
             h = min(h, 1)
@@ -869,12 +865,9 @@ def resolve_reaction(tb, st, r_slot: int) -> None:
             h -= 1
         elif tmpl == ABS_MINUS_DICE:
             h -= n
-        elif tmpl == ABS_FULL:
-            pass
         if passive_vs(tb, st, o, u, P_LONG_NECK, a, st.a_team):
             h -= tb.passive_bonus
-        st.hits = max(h, 0)
-        return
+        return np.int64(u + 1) | (np.int64(max(h, 0)) << 8)
     # counter: only the target itself
     h = base + modifiers(tb, st, a, st.a_team, o, t)
     c = 1
@@ -888,8 +881,37 @@ def resolve_reaction(tb, st, r_slot: int) -> None:
         c += tb.passive_bonus
     if tb.class_counters:
         c += modifiers_class(tb, st, o, t, a, st.a_team)
-    st.hits = max(h, 0)
-    st.counter = max(c, 0)
+    return np.int64(t + 1) | (np.int64(max(h, 0)) << 8) | (np.int64(max(c, 0)) << 16)
+
+
+@jit
+def resolve_reaction(tb, st, r_slot: int) -> None:
+    """Apply reaction ``r_slot`` (-1: none): the reacting card's dice go back to the pool (or
+    Treetops flips its card), the reacting player will skip the next attack phase, and the
+    hits of :func:`outcome` are resolved next."""
+    a = st.active
+    o = 1 - a
+    res = outcome(tb, st, r_slot)
+    st.h_team = (res & 0xFF) - 1
+    st.hits = (res >> 8) & 0xFF
+    st.counter = res >> 16
+    st.step = ST_HITS
+    if r_slot < 0:
+        return
+    st.skip[o] = 1  # reacting skips the next attack phase
+    st.r_slot = r_slot
+    rcard = st.slot_card[o, r_slot]
+    if tb.c_passive[rcard] == P_TREETOPS:
+        st.r_kind = RK_TREETOPS
+        st.r_dice = 0
+        flip(tb, st, o, r_slot)
+        return
+    st.r_kind = tb.c_rkind[rcard]
+    n = st.dice[o, r_slot, 0]
+    st.r_dice = n
+    st.free[o] += n
+    for f in range(7):
+        st.dice[o, r_slot, f] = 0
 
 
 @jit

@@ -142,6 +142,7 @@ STATE = np.dtype(
         ("n_alive", np.int64, (P,)),
         ("team_slot", np.int8, (P, MAX_TEAM)),  # first card slot of each dino
         ("team_up", np.int8, (P, MAX_TEAM)),  # face-up action cards of each dino
+        ("pmask", np.int64, (P, MAX_TEAM)),  # bit p: passive p face up on a dino in play
         ("n_slots", np.int64, (P,)),
         ("slot_card", np.int16, (P, MAX_SLOTS)),  # global card id
         ("slot_team", np.int8, (P, MAX_SLOTS)),  # team index of the card's dino

@@ -1,0 +1,54 @@
+"""Dinosaur Table Battles bots by id; :func:`choose` is the one dispatch every kernel calls.
+
+Every bot returns an action for the pending decision of ``st.actor`` (see
+:mod:`rules.table_battles.engine`) and honours ``lineup.forbid`` through
+:mod:`strategies.table_battles.allowed`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import bounded
+from rules.table_battles.engine import actions
+from strategies.table_battles.allowed import allowed_action, n_allowed
+from strategies.table_battles.heuristic import heuristic
+from strategies.table_battles.search import drafter, search
+
+RANDOM, HEURISTIC, SEARCH, DRAFTER = 0, 1, 2, 3
+
+
+@jit
+def any_forbid(lu, j: int) -> bool:
+    for o in range(lu.forbid.shape[1]):  # noqa: SIM110 (no generators in numba)
+        if lu.forbid[j, o]:
+            return True
+    return False
+
+
+@jit
+def play_random(lu, j: int, tb, st) -> np.int64:
+    """Uniform over the legal actions of the pending decision that ``j`` may take."""
+    if not any_forbid(lu, j):
+        n = actions(tb, st, -1)
+        return actions(tb, st, bounded(st.rng, 1 + st.actor, n))
+    n = n_allowed(lu, j, tb, st)
+    return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
+
+
+@jit
+def choose(lineup, j: int, tb, st, pool) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``st.actor`` (``pool``: at least two
+    spare states for the search bots' rollouts)."""
+    sid = lineup.ids[j]
+    if sid == HEURISTIC:
+        return heuristic(tb, st, lineup, j, False)
+    if sid == RANDOM:
+        return play_random(lineup, j, tb, st)
+    p = lineup.params[j]
+    if sid == SEARCH:
+        return search(tb, st, lineup, j, pool, np.int64(p[0]), np.int64(p[1]))
+    if sid == DRAFTER:
+        return drafter(tb, st, lineup, j, pool, np.int64(p[0]))
+    return heuristic(tb, st, lineup, j, False)

@@ -1,0 +1,454 @@
+"""The parameterised Dinosaur Table Battles heuristic, compiled.
+
+It sees what a player at the table sees: both sides' cards (face up or flipped), the dice on
+them, the markers, the current roll, its own draft hand and the public draft picks; never
+the opponent's draft hand before it is passed, the secret removals or future dice.
+Parameters (``lineup.params[j, :]``; :data:`DEFAULTS` in rollouts):
+
+0 ``threshold``  attack when the best attack's value reaches this (attack timing)
+1 ``flip_value`` what a face-up action card is worth in markers (flip or pay)
+2 ``provoke``    value of forcing the opponent to react (they lose those dice and their
+                 next attack phase)
+3 ``react``      weight of a card's reaction against its attack when placing dice
+4 ``rating``     weight of the printed draft rating
+5 ``synergy``    weight of each die face a dino adds to the team's accepted faces
+6 ``deny``       weight of the opponent's gain when removing a dino in the draft
+
+Battle: every legal attack is scored by the markers it costs the opponent minus what it costs
+the attacker ("1 self", Counter hits), assuming the defender picks its least bad mandatory
+reaction (the hit arithmetic is the engine's own :func:`rules.table_battles.engine.outcome`);
+a loss the owner can flip away costs the cheapest card instead; a hit that ends the game is
+worth 100. The defender reacts with the card that costs it least; flip-or-pay takes the
+cheaper; dice go where they add the most expected hits (attack) and reaction value, on up to
+two dinos. Draft: printed rating plus the new dice faces a dino brings (synergy), removing the
+card it values least (or, by ``deny``, the one the opponent would value most).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.table_battles.constants import (
+    ABS_FULL,
+    ABS_MINUS1,
+    ABS_MINUS_DICE,
+    ABS_ONLY1,
+    ATK_NONE,
+    ATTACK,
+    BLK,
+    BREAK,
+    CTR_1_MINUS1,
+    CTR_1_MINUS_DICE,
+    CTR_1_NORMAL,
+    CTR_PER_DIE_NORMAL,
+    D_PLACE,
+    D_REMOVE_OPEN,
+    D_REMOVE_SECRET,
+    DRAFT,
+    KIND_DICE,
+    P_GLIDE,
+    PAIR_AREA,
+    PASS,
+    PLACE,
+    REACT,
+)
+from rules.table_battles.engine import (
+    actions,
+    base_hits,
+    can_attack_with,
+    draft_ok,
+    modifiers,
+    outcome,
+    pack,
+    pack_place,
+    passive_up,
+    place_ok,
+    react_ok,
+    self_of,
+    target_ok,
+)
+from strategies.table_battles.allowed import forbidden
+
+DEFAULTS = np.array([1.0, 2.5, 0.5, 0.6, 1.0, 0.5, 0.3])
+N_HP = 7
+LOSE = 100.0
+
+
+@jit
+def hp(lu, j: int, dflt: bool, i: int) -> float:
+    return DEFAULTS[i] if dflt else lu.params[j, i]
+
+
+# ---------------------------------------------------------------- valuing losses
+
+
+@jit
+def flip_cost(tb, st, s: int, t: int, fv: float) -> float:
+    """What flipping the cheapest face-up card of (``s``, ``t``) costs, in markers: a card
+    with dice on it costs more; the dino's last card removes it (a dino lost; the game lost
+    when it leaves one dino)."""
+    if st.team_up[s, t] <= 1:
+        return LOSE if st.n_alive[s] <= 2 else 2.5 * fv
+    best = LOSE
+    first = st.team_slot[s, t]
+    for k in range(tb.d_cards[st.team[s, t]]):
+        slot = first + k
+        if st.up[s, slot]:
+            c = fv + 0.3 * st.dice[s, slot, 0]
+            if tb.c_kind[st.slot_card[s, slot]] != KIND_DICE:
+                c += 0.5  # a passive ability lost
+            best = min(best, c)
+    return best
+
+
+@jit
+def loss(tb, st, s: int, t: int, hits: int, attacked: bool, fv: float) -> float:
+    """What ``hits`` on (``s``, ``t``) cost seat ``s`` if it resolves them the cheaper way."""
+    if hits <= 0 or t < 0:
+        return 0.0
+    pay = LOSE if hits >= st.markers[s] else float(hits)
+    flip_ok = hits >= tb.d_bp[st.team[s, t]]
+    if attacked and st.markers[s] == 1:
+        flip_ok = True
+    if not attacked:
+        flip_ok = flip_ok and tb.counter_bp != 0
+        if tb.one_marker_counter and st.markers[s] == 1:
+            flip_ok = True
+    if flip_ok:
+        return min(pay, flip_cost(tb, st, s, t, fv))
+    return pay
+
+
+@jit
+def react_result(tb, st, r: int, fv: float, provoke: float) -> float:
+    """The defender's net loss (its loss minus the attacker's) if it reacts with ``r``."""
+    a = st.active
+    o = 1 - a
+    res = outcome(tb, st, r)
+    h_team = (res & 0xFF) - 1
+    hits = (res >> 8) & 0xFF
+    counter = res >> 16
+    v = loss(tb, st, o, h_team, hits, True, fv)
+    v -= loss(tb, st, a, st.a_team, counter, False, fv)
+    if r >= 0:
+        v += provoke + 0.3 * st.dice[o, r, 0]
+    return v
+
+
+@jit
+def defender_choice(tb, st, fv: float, provoke: float) -> np.int64:
+    """The reaction the defender would pick: the least bad of the mandatory options (or none
+    where only optional ones exist and reacting is worse)."""
+    o = 1 - st.active
+    best = 1e9
+    pick = -2
+    optional_only = True
+    for slot in range(st.n_slots[o]):
+        r = react_ok(tb, st, slot)
+        if r == 1:
+            optional_only = False
+        if r > 0:
+            v = react_result(tb, st, slot, fv, provoke)
+            if v < best:
+                best = v
+                pick = slot
+    if pick == -2 or (optional_only and react_result(tb, st, -1, fv, provoke) <= best):
+        return np.int64(-1)
+    return np.int64(pick)
+
+
+@jit
+def attack_value(tb, st, slot: int, t: int, fv: float, provoke: float) -> float:
+    """Markers the attack costs the opponent minus what it costs the attacker."""
+    a = st.active
+    o = 1 - a
+    card = st.slot_card[a, slot]
+    st.a_slot = slot
+    st.a_team = st.slot_team[a, slot]
+    st.a_dice = st.dice[a, slot, 0]
+    st.tgt = t
+    r = np.int64(-1)
+    pre = base_hits(tb.c_attack[card], st.a_dice) + modifiers(tb, st, a, st.a_team, o, t)
+    if pre > 0:
+        r = defender_choice(tb, st, fv, provoke)
+    v = react_result(tb, st, r, fv, provoke)
+    n_self = self_of(tb.c_attack[card])
+    if st.markers[a] == 1 or passive_up(tb, st, a, st.a_team, P_GLIDE):
+        n_self = 0
+    v -= n_self * (LOSE if n_self >= st.markers[a] else 1.0)
+    st.a_slot = -1
+    st.a_team = -1
+    st.a_dice = 0
+    st.tgt = -1
+    return v
+
+
+# ---------------------------------------------------------------- the battle decisions
+
+
+@jit
+def h_attack(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    fv = hp(lu, j, dflt, 1)
+    provoke = hp(lu, j, dflt, 2)
+    s = st.active
+    best = -1e9
+    pick = np.int64(PASS)
+    for slot in range(st.n_slots[s]):
+        if not can_attack_with(tb, st, s, slot):
+            continue
+        t0 = st.slot_team[s, slot]
+        n = st.dice[s, slot, 0]
+        for t in range(st.n_team[1 - s]):
+            if not target_ok(tb, st, s, t0, n, t):
+                continue
+            a = pack(slot, t)
+            if not dflt and forbidden(lu, j, tb, st, a):
+                continue
+            v = attack_value(tb, st, slot, t, fv, provoke)
+            if v > best:
+                best = v
+                pick = a
+    # Timing: wait for ``threshold`` while dice can still grow the attacks; the fewer free
+    # dice are left, the lower the bar (down to -1 with every die committed, so that a
+    # locked board is broken open instead of waiting forever).
+    free = st.free[s] / max(tb.dice, 1)
+    bar = hp(lu, j, dflt, 0)
+    bar = bar * free - (1.0 - free)
+    if best < bar:
+        return np.int64(PASS)
+    return pick
+
+
+@jit
+def h_react(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    fv = hp(lu, j, dflt, 1)
+    o = st.actor
+    best = 1e9
+    pick = np.int64(-2)
+    optional_only = True
+    for slot in range(st.n_slots[o]):
+        r = react_ok(tb, st, slot)
+        if r == 0 or (not dflt and forbidden(lu, j, tb, st, np.int64(slot))):
+            continue
+        if r == 1:
+            optional_only = False
+        v = react_result(tb, st, slot, fv, 0.0)
+        if v < best:
+            best = v
+            pick = np.int64(slot)
+    if pick == -2:
+        return actions(tb, st, 0)
+    if optional_only and react_result(tb, st, -1, fv, 0.0) <= best:
+        return np.int64(PASS)
+    return pick
+
+
+@jit
+def h_break(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    fv = hp(lu, j, dflt, 1)
+    s = st.actor
+    t = st.bk_team
+    hits = st.bk_hits
+    pay = LOSE if hits >= st.markers[s] else float(hits)
+    best = 1e9
+    pick = np.int64(PASS)
+    first = st.team_slot[s, t]
+    alone = st.team_up[s, t] <= 1
+    for k in range(tb.d_cards[st.team[s, t]]):
+        slot = first + k
+        if not st.up[s, slot]:
+            continue
+        if alone:
+            c = LOSE if st.n_alive[s] <= 2 else 2.5 * fv
+        else:
+            c = fv + 0.3 * st.dice[s, slot, 0]
+            if tb.c_kind[st.slot_card[s, slot]] != KIND_DICE:
+                c += 0.5
+        if c < best:
+            best = c
+            pick = np.int64(slot)
+    if best < pay or (best == pay and pay >= LOSE and pick >= 0):
+        return pick
+    return np.int64(PASS)
+
+
+@jit
+def react_worth(tmpl: int, n: int) -> float:
+    """Rough value, in markers, of a reaction holding ``n`` dice."""
+    if n <= 0:
+        return 0.0
+    if tmpl == ABS_ONLY1:
+        return 2.0
+    if tmpl == ABS_MINUS1:
+        return 1.0
+    if tmpl == ABS_MINUS_DICE:
+        return min(n, 4) * 1.0
+    if tmpl == ABS_FULL:
+        return 0.5
+    if tmpl == BLK:
+        return 2.5
+    if tmpl == CTR_1_NORMAL:
+        return 1.0
+    if tmpl == CTR_PER_DIE_NORMAL:
+        return float(n)
+    if tmpl == CTR_1_MINUS_DICE:
+        return 1.0 + min(n, 4)
+    if tmpl == CTR_1_MINUS1:
+        return 2.0
+    return 0.0
+
+
+@jit
+def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> float:
+    s = st.active
+    card = st.slot_card[s, slot]
+    n = st.dice[s, slot, 0]
+    v = 0.0
+    tmpl = tb.c_attack[card]
+    if tmpl != ATK_NONE:
+        now = base_hits(tmpl, n)
+        then = base_hits(tmpl, n + count)
+        if tb.c_apair[card]:
+            pair_now = False
+            for f in range(1, 7):
+                if st.dice[s, slot, f] >= 2:
+                    pair_now = True
+            pair_then = pair_now or st.dice[s, slot, face] + count >= 2
+            now = now if pair_now else 0
+            then = then if pair_then else 0
+        v += then - now
+    rt = tb.c_react[card]
+    if rt != 0:
+        v += w_react * (react_worth(rt, n + count) - react_worth(rt, n))
+    return v + 0.01 * count
+
+
+@jit
+def h_place(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    w_react = hp(lu, j, dflt, 3)
+    s = st.active
+    best = 0.0
+    pick = np.int64(PASS)
+    for slot in range(st.n_slots[s]):
+        card = st.slot_card[s, slot]
+        if not st.up[s, slot] or tb.c_kind[card] != KIND_DICE:
+            continue
+        if st.placed_mask >> st.slot_team[s, slot] & 1:
+            continue
+        pair = tb.c_faces[card] == PAIR_AREA
+        one = tb.c_bracket[card] != 0
+        for f in range(1, 7):
+            c = st.rolled[f]
+            if c <= 0:
+                continue
+            if pair:
+                c = 2
+            elif one:
+                c = 1
+            if not place_ok(tb, st, slot, f, c):
+                continue
+            a = pack_place(slot, f, c)
+            if not dflt and forbidden(lu, j, tb, st, a):
+                continue
+            v = place_value(tb, st, slot, f, c, w_react)
+            if v > best:
+                best = v
+                pick = a
+    return pick
+
+
+# ---------------------------------------------------------------- the draft
+
+
+@jit
+def popcount(x: int) -> int:
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@jit
+def team_faces(tb, st, s: int) -> int:
+    m = 0
+    for t in range(st.n_team[s]):
+        m |= tb.d_faces[st.team[s, t]]
+    return m
+
+
+@jit
+def dino_score(tb, st, s: int, d: int, w_rating: float, w_syn: float) -> float:
+    """Printed rating plus the dice faces ``d`` adds to seat ``s``'s team."""
+    new = popcount(tb.d_faces[d] & ~team_faces(tb, st, s))
+    return w_rating * tb.d_rating[d] + w_syn * new
+
+
+@jit
+def h_draft(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    w_rating = hp(lu, j, dflt, 4)
+    w_syn = hp(lu, j, dflt, 5)
+    deny = hp(lu, j, dflt, 6)
+    s = st.actor
+    o = 1 - s
+    best = -1e9
+    pick = np.int64(-1)
+    if st.dstep == 0:  # secret removal: keep the best; remove the least valued (or, by deny,
+        # the one the opponent would like most) of the others
+        top = -1e9
+        keep = -1
+        for i in range(st.hand_len[s]):
+            v = dino_score(tb, st, s, st.hand[s, i], w_rating, w_syn)
+            if v > top:
+                top = v
+                keep = i
+        for i in range(st.hand_len[s]):
+            d = st.hand[s, i]
+            a = pack(d, D_REMOVE_SECRET)
+            if i == keep and st.hand_len[s] > 1:
+                continue
+            if not dflt and forbidden(lu, j, tb, st, a):
+                continue
+            v = (2.0 * deny - 1.0) * dino_score(tb, st, o, d, w_rating, w_syn)
+            if v > best:
+                best = v
+                pick = a
+    else:
+        for i in range(st.hand_len[s]):
+            d = st.hand[s, i]
+            if draft_ok(tb, st, s, d, D_PLACE):
+                a = pack(d, D_PLACE)
+                if dflt or not forbidden(lu, j, tb, st, a):
+                    v = dino_score(tb, st, s, d, w_rating, w_syn)
+                    if v > best:
+                        best = v
+                        pick = a
+            if draft_ok(tb, st, s, d, D_REMOVE_OPEN):
+                a = pack(d, D_REMOVE_OPEN)
+                if dflt or not forbidden(lu, j, tb, st, a):
+                    v = deny * dino_score(tb, st, o, d, w_rating, w_syn)
+                    if v > best:
+                        best = v
+                        pick = a
+    if pick < 0:
+        return actions(tb, st, 0)
+    return pick
+
+
+@jit
+def heuristic(tb, st, lu, j: int, dflt: bool) -> np.int64:
+    """The heuristic's action for the pending decision (``dflt``: :data:`DEFAULTS`, no
+    restrictions, as in search rollouts)."""
+    kind = st.kind
+    if kind == PLACE:
+        return h_place(tb, st, lu, j, dflt)
+    if kind == ATTACK:
+        return h_attack(tb, st, lu, j, dflt)
+    if kind == REACT:
+        return h_react(tb, st, lu, j, dflt)
+    if kind == BREAK:
+        return h_break(tb, st, lu, j, dflt)
+    if kind == DRAFT:
+        return h_draft(tb, st, lu, j, dflt)
+    return np.int64(PASS)

@@ -1,0 +1,242 @@
+"""Flat Monte Carlo for Dinosaur Table Battles, compiled: the engine plays the rollouts.
+
+``search`` (battle): at every attack, dice placement, reaction and flip-or-pay decision with
+more than one candidate it plays each candidate out ``rollouts`` times to the end of the game
+with the default heuristic in both seats and takes the best mean result (1 win, 0.5 for a
+game stopped by the turn cap, 0 loss, plus a hundredth of the marker margin). Candidates: for
+attacks, not attacking and the legal attacks best by the heuristic's value, up to
+``candidates``; for placements, stopping and the best (card, face) placements with as many dice
+as the area takes; every reaction and flip. It drafts with the heuristic.
+
+``drafter``: the same over every legal draft action, battles with the heuristic.
+
+Rollouts never see hidden information: each starts from a *determinised* copy of the state
+(:func:`determinise`): every random stream, dice included, is reseeded from the bot's own
+stream (dice not yet rolled are unknown; the current roll is public), and in the draft the
+opponent's cards this seat has not seen (its hand before the first pass) are dealt again at
+random from the dinos this seat has not seen, and the opponent's hidden simultaneous choice is
+forgotten (it chooses again in the rollout). The i-th rollout of every candidate uses the same
+determinisation (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import bounded, mix64, next_u64
+from rules.table_battles.constants import (
+    ATTACK,
+    BREAK,
+    DRAFT,
+    GAME_OVER,
+    KIND_DICE,
+    PAIR_AREA,
+    PASS,
+    PLACE,
+    REACT,
+    ROUND_DONE,
+)
+from rules.table_battles.engine import (
+    actions,
+    advance,
+    apply,
+    can_attack_with,
+    pack,
+    pack_place,
+    place_ok,
+    target_ok,
+)
+from rules.table_battles.state import CHANCE, N_STREAMS
+from strategies.table_battles.allowed import forbidden
+from strategies.table_battles.heuristic import (
+    DEFAULTS,
+    attack_value,
+    heuristic,
+    place_value,
+)
+
+_SALT = np.uint64(0x9FB21C651E98DF25)
+MAX_CAND = 64
+
+
+@jit
+def determinise(tb, sim, seat: int, key: np.uint64) -> None:
+    """Resample what ``seat`` cannot know: future dice, and in the draft the opponent's unseen
+    cards and its pending (hidden) choice."""
+    for k in range(N_STREAMS):
+        x = mix64(key ^ (np.uint64(k + 1) * _SALT))
+        sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
+    o = 1 - seat
+    if sim.hand_len[o] == 0 and sim.hand_len[seat] == 0:
+        return
+    sim.has_pend[o] = 0
+    seen = sim.seen[seat]
+    unseen = np.empty(tb.n_pool, dtype=np.int64)
+    m = 0
+    for i in range(tb.n_pool):
+        d = tb.pool[i]
+        if not seen >> d & 1:
+            unseen[m] = d
+            m += 1
+    for i in range(m - 1, 0, -1):
+        k = bounded(sim.rng, CHANCE, i + 1)
+        x = unseen[i]
+        unseen[i] = unseen[k]
+        unseen[k] = x
+    i = 0
+    for k in range(sim.hand_len[o]):
+        if not seen >> sim.hand[o, k] & 1:
+            sim.hand[o, k] = unseen[i]
+            i += 1
+
+
+@jit
+def rollout(tb, sim, lu, j: int) -> None:
+    """Play ``sim`` to the end with the default heuristic in both seats."""
+    while True:
+        kind = advance(tb, sim)
+        sim.n_ev = 0
+        if kind == GAME_OVER:
+            return
+        if kind == ROUND_DONE:
+            continue
+        apply(tb, sim, heuristic(tb, sim, lu, j, True))
+
+
+@jit
+def result(sim, seat: int) -> float:
+    v = 0.5 if sim.winner < 0 else (1.0 if sim.winner == seat else 0.0)
+    return v + 0.01 * (sim.markers[seat] - sim.markers[1 - seat])
+
+
+@jit
+def mc_pick(tb, st, lu, j: int, pool, cand, m: int, rollouts: int) -> np.int64:
+    """The candidate with the best mean rollout result (the first on ties)."""
+    if m == 1:
+        return cand[0]
+    seat = st.actor
+    value = np.zeros(m)
+    base = next_u64(st.rng, 1 + seat)
+    for i in range(rollouts):
+        key = mix64(base + np.uint64(i) * _SALT)
+        pool[0] = st
+        determinise(tb, pool[0], seat, key)
+        for c in range(m):
+            pool[1] = pool[0]
+            sim = pool[1]
+            apply(tb, sim, cand[c])
+            rollout(tb, sim, lu, j)
+            value[c] += result(sim, seat)
+    best = 0
+    for c in range(1, m):
+        if value[c] > value[best]:
+            best = c
+    return cand[best]
+
+
+@jit
+def top_k(cand, score, m: int, limit: int) -> int:
+    """Keep the ``limit`` best-scoring candidates (selection sort on the small list)."""
+    for a in range(m):
+        b = a
+        for c in range(a + 1, m):
+            if score[c] > score[b]:
+                b = c
+        if b != a:
+            x = cand[a]
+            cand[a] = cand[b]
+            cand[b] = x
+            y = score[a]
+            score[a] = score[b]
+            score[b] = y
+    return min(m, limit)
+
+
+@jit
+def all_candidates(tb, st, lu, j: int, cand) -> int:
+    m = 0
+    for k in range(actions(tb, st, -1)):
+        a = actions(tb, st, k)
+        if not forbidden(lu, j, tb, st, a) and m < MAX_CAND:
+            cand[m] = a
+            m += 1
+    return m
+
+
+@jit
+def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
+    kind = st.kind
+    score = np.zeros(MAX_CAND)
+    s = st.actor
+    if kind == ATTACK:
+        fv, provoke = DEFAULTS[1], DEFAULTS[2]
+        cand[0] = PASS
+        score[0] = DEFAULTS[0]
+        m = 1
+        for slot in range(st.n_slots[s]):
+            if not can_attack_with(tb, st, s, slot):
+                continue
+            for t in range(st.n_team[1 - s]):
+                if not target_ok(tb, st, s, st.slot_team[s, slot], st.dice[s, slot, 0], t):
+                    continue
+                a = pack(slot, t)
+                if forbidden(lu, j, tb, st, a) or m >= MAX_CAND:
+                    continue
+                cand[m] = a
+                score[m] = attack_value(tb, st, slot, t, fv, provoke)
+                m += 1
+        return top_k(cand, score, m, limit)
+    if kind == PLACE:
+        cand[0] = PASS
+        score[0] = 0.0
+        m = 1
+        for slot in range(st.n_slots[s]):
+            card = st.slot_card[s, slot]
+            if not st.up[s, slot] or tb.c_kind[card] != KIND_DICE:
+                continue
+            for f in range(1, 7):
+                c = st.rolled[f]
+                if c <= 0:
+                    continue
+                if tb.c_faces[card] == PAIR_AREA:
+                    c = 2
+                elif tb.c_bracket[card]:
+                    c = 1
+                if not place_ok(tb, st, slot, f, c):
+                    continue
+                a = pack_place(slot, f, c)
+                if forbidden(lu, j, tb, st, a) or m >= MAX_CAND:
+                    continue
+                cand[m] = a
+                score[m] = place_value(tb, st, slot, f, c, DEFAULTS[3])
+                m += 1
+        return top_k(cand, score, m, limit)
+    return all_candidates(tb, st, lu, j, cand)
+
+
+@jit
+def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
+    """Flat Monte Carlo in the battle; the heuristic drafts."""
+    kind = st.kind
+    if kind == DRAFT:
+        return heuristic(tb, st, lu, j, False)
+    if kind != ATTACK and kind != PLACE and kind != REACT and kind != BREAK:
+        return heuristic(tb, st, lu, j, False)
+    cand = np.empty(MAX_CAND, dtype=np.int64)
+    m = battle_candidates(tb, st, lu, j, cand, limit)
+    if m == 0:
+        return heuristic(tb, st, lu, j, False)
+    return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
+
+
+@jit
+def drafter(tb, st, lu, j: int, pool, rollouts: int) -> np.int64:
+    """Flat Monte Carlo over the draft actions; the heuristic battles."""
+    if st.kind != DRAFT:
+        return heuristic(tb, st, lu, j, False)
+    cand = np.empty(MAX_CAND, dtype=np.int64)
+    m = all_candidates(tb, st, lu, j, cand)
+    if m == 0:
+        return heuristic(tb, st, lu, j, False)
+    return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
