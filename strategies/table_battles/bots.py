@@ -13,7 +13,7 @@ from rules.core.jit import jit
 from rules.core.rng import bounded
 from rules.table_battles.engine import actions
 from strategies.table_battles.allowed import allowed_action, n_allowed
-from strategies.table_battles.heuristic import heuristic
+from strategies.table_battles.heuristic import OWN, heuristic
 from strategies.table_battles.search import drafter, search
 
 RANDOM, HEURISTIC, SEARCH, DRAFTER = 0, 1, 2, 3
@@ -43,7 +43,7 @@ def choose(lineup, j: int, tb, st, pool) -> np.int64:
     spare states for the search bots' rollouts)."""
     sid = lineup.ids[j]
     if sid == HEURISTIC:
-        return heuristic(tb, st, lineup, j, False)
+        return heuristic(tb, st, lineup, j, OWN)
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
     p = lineup.params[j]
@@ -51,4 +51,4 @@ def choose(lineup, j: int, tb, st, pool) -> np.int64:
         return search(tb, st, lineup, j, pool, np.int64(p[0]), np.int64(p[1]))
     if sid == DRAFTER:
         return drafter(tb, st, lineup, j, pool, np.int64(p[0]))
-    return heuristic(tb, st, lineup, j, False)
+    return heuristic(tb, st, lineup, j, OWN)

@@ -75,9 +75,14 @@ N_HP = 7
 LOSE = 100.0
 
 
+OWN, DEFAULT, ROLLOUT = 0, 1, 2
+"""Heuristic modes: the position's own parameters; the defaults (the search bots' own moves);
+the defaults without restrictions (rollouts)."""
+
+
 @jit
-def hp(lu, j: int, dflt: bool, i: int) -> float:
-    return DEFAULTS[i] if dflt else lu.params[j, i]
+def hp(lu, j: int, mode: int, i: int) -> float:
+    return DEFAULTS[i] if mode != OWN else lu.params[j, i]
 
 
 # ---------------------------------------------------------------- valuing losses
@@ -188,9 +193,9 @@ def attack_value(tb, st, slot: int, t: int, fv: float, provoke: float) -> float:
 
 
 @jit
-def h_attack(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    fv = hp(lu, j, dflt, 1)
-    provoke = hp(lu, j, dflt, 2)
+def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
+    fv = hp(lu, j, mode, 1)
+    provoke = hp(lu, j, mode, 2)
     s = st.active
     best = -1e9
     pick = np.int64(PASS)
@@ -203,7 +208,7 @@ def h_attack(tb, st, lu, j: int, dflt: bool) -> np.int64:
             if not target_ok(tb, st, s, t0, n, t):
                 continue
             a = pack(slot, t)
-            if not dflt and forbidden(lu, j, tb, st, a):
+            if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
             v = attack_value(tb, st, slot, t, fv, provoke)
             if v > best:
@@ -213,7 +218,7 @@ def h_attack(tb, st, lu, j: int, dflt: bool) -> np.int64:
     # dice are left, the lower the bar (down to -1 with every die committed, so that a
     # locked board is broken open instead of waiting forever).
     free = st.free[s] / max(tb.dice, 1)
-    bar = hp(lu, j, dflt, 0)
+    bar = hp(lu, j, mode, 0)
     bar = bar * free - (1.0 - free)
     if best < bar:
         return np.int64(PASS)
@@ -221,15 +226,15 @@ def h_attack(tb, st, lu, j: int, dflt: bool) -> np.int64:
 
 
 @jit
-def h_react(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    fv = hp(lu, j, dflt, 1)
+def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
+    fv = hp(lu, j, mode, 1)
     o = st.actor
     best = 1e9
     pick = np.int64(-2)
     optional_only = True
     for slot in range(st.n_slots[o]):
         r = react_ok(tb, st, slot)
-        if r == 0 or (not dflt and forbidden(lu, j, tb, st, np.int64(slot))):
+        if r == 0 or (mode != ROLLOUT and forbidden(lu, j, tb, st, np.int64(slot))):
             continue
         if r == 1:
             optional_only = False
@@ -245,8 +250,8 @@ def h_react(tb, st, lu, j: int, dflt: bool) -> np.int64:
 
 
 @jit
-def h_break(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    fv = hp(lu, j, dflt, 1)
+def h_break(tb, st, lu, j: int, mode: int) -> np.int64:
+    fv = hp(lu, j, mode, 1)
     s = st.actor
     t = st.bk_team
     hits = st.bk_hits
@@ -325,8 +330,8 @@ def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> flo
 
 
 @jit
-def h_place(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    w_react = hp(lu, j, dflt, 3)
+def h_place(tb, st, lu, j: int, mode: int) -> np.int64:
+    w_react = hp(lu, j, mode, 3)
     s = st.active
     best = 0.0
     pick = np.int64(PASS)
@@ -349,7 +354,7 @@ def h_place(tb, st, lu, j: int, dflt: bool) -> np.int64:
             if not place_ok(tb, st, slot, f, c):
                 continue
             a = pack_place(slot, f, c)
-            if not dflt and forbidden(lu, j, tb, st, a):
+            if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
             v = place_value(tb, st, slot, f, c, w_react)
             if v > best:
@@ -386,10 +391,10 @@ def dino_score(tb, st, s: int, d: int, w_rating: float, w_syn: float) -> float:
 
 
 @jit
-def h_draft(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    w_rating = hp(lu, j, dflt, 4)
-    w_syn = hp(lu, j, dflt, 5)
-    deny = hp(lu, j, dflt, 6)
+def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
+    w_rating = hp(lu, j, mode, 4)
+    w_syn = hp(lu, j, mode, 5)
+    deny = hp(lu, j, mode, 6)
     s = st.actor
     o = 1 - s
     best = -1e9
@@ -408,7 +413,7 @@ def h_draft(tb, st, lu, j: int, dflt: bool) -> np.int64:
             a = pack(d, D_REMOVE_SECRET)
             if i == keep and st.hand_len[s] > 1:
                 continue
-            if not dflt and forbidden(lu, j, tb, st, a):
+            if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
             v = (2.0 * deny - 1.0) * dino_score(tb, st, o, d, w_rating, w_syn)
             if v > best:
@@ -419,14 +424,14 @@ def h_draft(tb, st, lu, j: int, dflt: bool) -> np.int64:
             d = st.hand[s, i]
             if draft_ok(tb, st, s, d, D_PLACE):
                 a = pack(d, D_PLACE)
-                if dflt or not forbidden(lu, j, tb, st, a):
+                if mode == ROLLOUT or not forbidden(lu, j, tb, st, a):
                     v = dino_score(tb, st, s, d, w_rating, w_syn)
                     if v > best:
                         best = v
                         pick = a
             if draft_ok(tb, st, s, d, D_REMOVE_OPEN):
                 a = pack(d, D_REMOVE_OPEN)
-                if dflt or not forbidden(lu, j, tb, st, a):
+                if mode == ROLLOUT or not forbidden(lu, j, tb, st, a):
                     v = deny * dino_score(tb, st, o, d, w_rating, w_syn)
                     if v > best:
                         best = v
@@ -437,18 +442,17 @@ def h_draft(tb, st, lu, j: int, dflt: bool) -> np.int64:
 
 
 @jit
-def heuristic(tb, st, lu, j: int, dflt: bool) -> np.int64:
-    """The heuristic's action for the pending decision (``dflt``: :data:`DEFAULTS`, no
-    restrictions, as in search rollouts)."""
+def heuristic(tb, st, lu, j: int, mode: int) -> np.int64:
+    """The heuristic's action for the pending decision in ``mode`` (OWN, DEFAULT, ROLLOUT)."""
     kind = st.kind
     if kind == PLACE:
-        return h_place(tb, st, lu, j, dflt)
+        return h_place(tb, st, lu, j, mode)
     if kind == ATTACK:
-        return h_attack(tb, st, lu, j, dflt)
+        return h_attack(tb, st, lu, j, mode)
     if kind == REACT:
-        return h_react(tb, st, lu, j, dflt)
+        return h_react(tb, st, lu, j, mode)
     if kind == BREAK:
-        return h_break(tb, st, lu, j, dflt)
+        return h_break(tb, st, lu, j, mode)
     if kind == DRAFT:
-        return h_draft(tb, st, lu, j, dflt)
+        return h_draft(tb, st, lu, j, mode)
     return np.int64(PASS)

@@ -50,7 +50,9 @@ from rules.table_battles.engine import (
 from rules.table_battles.state import CHANCE, N_STREAMS
 from strategies.table_battles.allowed import forbidden
 from strategies.table_battles.heuristic import (
+    DEFAULT,
     DEFAULTS,
+    ROLLOUT,
     attack_value,
     heuristic,
     place_value,
@@ -101,7 +103,7 @@ def rollout(tb, sim, lu, j: int) -> None:
             return
         if kind == ROUND_DONE:
             continue
-        apply(tb, sim, heuristic(tb, sim, lu, j, True))
+        apply(tb, sim, heuristic(tb, sim, lu, j, ROLLOUT))
 
 
 @jit
@@ -220,13 +222,13 @@ def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
     """Flat Monte Carlo in the battle; the heuristic drafts."""
     kind = st.kind
     if kind == DRAFT:
-        return heuristic(tb, st, lu, j, False)
+        return heuristic(tb, st, lu, j, DEFAULT)
     if kind != ATTACK and kind != PLACE and kind != REACT and kind != BREAK:
-        return heuristic(tb, st, lu, j, False)
+        return heuristic(tb, st, lu, j, DEFAULT)
     cand = np.empty(MAX_CAND, dtype=np.int64)
     m = battle_candidates(tb, st, lu, j, cand, limit)
     if m == 0:
-        return heuristic(tb, st, lu, j, False)
+        return heuristic(tb, st, lu, j, DEFAULT)
     return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
 
 
@@ -234,9 +236,9 @@ def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
 def drafter(tb, st, lu, j: int, pool, rollouts: int) -> np.int64:
     """Flat Monte Carlo over the draft actions; the heuristic battles."""
     if st.kind != DRAFT:
-        return heuristic(tb, st, lu, j, False)
+        return heuristic(tb, st, lu, j, DEFAULT)
     cand = np.empty(MAX_CAND, dtype=np.int64)
     m = all_candidates(tb, st, lu, j, cand)
     if m == 0:
-        return heuristic(tb, st, lu, j, False)
+        return heuristic(tb, st, lu, j, DEFAULT)
     return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
