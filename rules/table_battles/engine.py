@@ -338,6 +338,8 @@ def place_ok(tb, st, slot: int, face: int, count: int) -> bool:
     s = st.active
     if slot < 0 or slot >= st.n_slots[s] or face < 1 or face > 6 or count < 1:
         return False
+    if st.n_placed >= 2:  # dice for up to two dinos a turn
+        return False
     card = st.slot_card[s, slot]
     t = st.slot_team[s, slot]
     if not st.up[s, slot] or not st.alive[s, t] or tb.c_kind[card] != KIND_DICE:
