@@ -1,0 +1,147 @@
+"""Dinosaur Table Battles bots: every bot plays; the ladder holds (heuristic beats random,
+search and the drafter beat the heuristic); restricted options are honoured; the search bots
+are deterministic and never read hidden information.
+
+Strength tests play fixed seeds with seats rotated; each bound is the fair share 0.5 plus
+four (three for the drafter, whose margin is smaller) standard errors of a share at 0.5, so a
+bot that were no better than its opponent would fail.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rules.core.rng import seed_streams
+from rules.table_battles.constants import DRAFT, GAME_OVER, ROUND_DONE
+from rules.table_battles.engine import advance, apply, deal, is_legal
+from rules.table_battles.options import OPTIONS
+from rules.table_battles.params import TableBattlesParameters
+from rules.table_battles.state import S_DICE
+from simulate.games.table_battles.check import build, match, play_checked
+from strategies.table_battles import REGISTRY
+from strategies.table_battles.allowed import all_forbidden, uses_forbidden
+from strategies.table_battles.bots import choose
+
+P = TableBattlesParameters()
+CARDS = P.load_cards()
+SMALL = {"search": "search[rollouts=2,candidates=3]", "drafter": "drafter[rollouts=2]"}
+
+
+def share(lineup: str, n: int, seed: int = 21) -> float:
+    out = match(P, CARDS, REGISTRY.lineup(lineup, 2), seed, n)
+    return float(((out[:, 0] == 0).sum() + 0.5 * (out[:, 0] == -1).sum()) / n)
+
+
+def bound(n: int, k: float) -> float:
+    return 0.5 + k * math.sqrt(0.25 / n)
+
+
+@pytest.mark.parametrize("bot", ["random", "heuristic", "search", "drafter"])
+@pytest.mark.parametrize("setup", ["draft", "first_game"])
+def test_every_bot_plays_checked_games(bot, setup):
+    p = P.with_values({"setup": setup})
+    lineup = REGISTRY.lineup(f"{SMALL.get(bot, bot)},heuristic", 2)
+    for g in range(2):
+        game = play_checked(p, CARDS, 2, lineup, 5, g)
+        assert game.end_reason > 0 and game.decisions > 0
+
+
+def test_heuristic_beats_random():
+    n = 400
+    assert share("heuristic,random", n) > bound(n, 4)
+
+
+def test_search_beats_heuristic():
+    n = 120
+    assert share("search[rollouts=4,candidates=4],heuristic", n) > bound(n, 4)
+
+
+def test_drafter_beats_heuristic():
+    n = 240
+    assert share("drafter[rollouts=8],heuristic", n) > bound(n, 3)
+
+
+def test_search_bots_are_deterministic():
+    for lineup in ("search[rollouts=2,candidates=3],heuristic", "drafter[rollouts=2],random"):
+        a = match(P, CARDS, REGISTRY.lineup(lineup, 2), 3, 4)
+        b = match(P, CARDS, REGISTRY.lineup(lineup, 2), 3, 4)
+        assert (a == b).all()
+
+
+FORBID = ("block", "counter", "tyrannosaurus-rex", "spinosaurus", "stegosaurus", "pteranodon")
+
+
+@pytest.mark.parametrize("bot", ["random", "heuristic", "search", "drafter"])
+def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
+    lineup = REGISTRY.lineup(f"{SMALL.get(bot, bot)},heuristic", 2)
+    tbs, lus, states = build(P, CARDS, lineup, {0: FORBID})
+    tb, lu, st = tbs[0], lus[0], states[0]
+    ids = [OPTIONS.index(o) for o in FORBID]
+    used = forced = 0
+    with np.errstate(over="ignore"):
+        for g in range(6):
+            seed_streams(st.rng[:3], np.uint64(g + 1), np.uint64(g + 1))
+            deal(tb, st)
+            while (kind := advance(tb, st)) != GAME_OVER:
+                st.n_ev = 0
+                if kind == ROUND_DONE:
+                    continue
+                j = int(st.actor)
+                a = choose(lu, j, tb, st, states[1:])
+                assert is_legal(tb, st, a)
+                if j == 0 and uses_forbidden(lu, 0, tb, st, a):
+                    assert all_forbidden(lu, 0, tb, st), f"forbidden action {a} in decision {kind}"
+                    forced += 1
+                if j == 1 and uses_forbidden(lu, 0, tb, st, a):
+                    used += 1
+                apply(tb, st, a)
+    assert used > 0  # the unrestricted opponent does use those options
+    assert all(lu.forbid[0, i] == 1 for i in ids)
+
+
+def test_heuristic_never_drafts_a_forbidden_dino():
+    lineup = REGISTRY.lineup("heuristic,heuristic", 2)
+    for g in range(8):
+        game = play_checked(P, CARDS, 2, lineup, 9, g, forbid={0: ("tyrannosaurus-rex",)})
+        trex = CARDS.find("Tyrannosaurus Rex", True)
+        assert trex not in game.teams[0]
+
+
+def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
+    lineup = REGISTRY.lineup("search[rollouts=3,candidates=4],drafter[rollouts=3]", 2)
+    tbs, lus, states = build(P, CARDS, lineup)
+    tb, lu, st = tbs[0], lus[0], states[0]
+    pool = states[1:]
+    spare = states.copy()
+    checked_battle = checked_draft = 0
+    with np.errstate(over="ignore"):
+        seed_streams(st.rng[:3], np.uint64(4), np.uint64(4))
+        deal(tb, st)
+        while (kind := advance(tb, st)) != GAME_OVER:
+            st.n_ev = 0
+            if kind == ROUND_DONE:
+                continue
+            j = int(st.actor)
+            spare[0] = st
+            a = choose(lu, j, tb, spare[0], pool)
+            spare[1] = st
+            spare[1].rng[0] ^= np.uint64(0x5555)  # another future: other dice, other deal
+            spare[1].rng[S_DICE] ^= np.uint64(0x1234)
+            spare[1].rng[S_DICE + 1] ^= np.uint64(0x4321)
+            if kind == DRAFT and st.dstep <= 1:  # the opponent's hand is not yet seen
+                o = 1 - j
+                unseen = [d for d in tb.pool[: tb.n_pool] if not int(st.seen[j]) >> int(d) & 1]
+                hand = [int(x) for x in st.hand[o, : st.hand_len[o]]]
+                rest = [d for d in unseen if d not in hand]
+                if rest:
+                    spare[1].hand[o, 0] = rest[0]  # another hidden hand
+                    checked_draft += 1
+            elif kind != DRAFT:
+                checked_battle += 1
+            b = choose(lu, j, tb, spare[1], pool)
+            assert a == b, f"decision {kind} depends on hidden information"
+            apply(tb, st, choose(lu, j, tb, st, pool))
+    assert checked_battle > 10 and checked_draft >= 2
