@@ -103,3 +103,29 @@ def evo_run(tmp_path_factory) -> Path:
     )
     assert r.code == 0, r.err
     return out
+
+
+_DEMO_RUNS: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """``demo_run(game)``: a small run of the game's demo lineup (its ``test_games``, 3 chunks),
+    made once per session."""
+    from simulate.config import build_config
+    from simulate.executors import InlineExecutor
+    from simulate.runner import run
+
+    def make(game) -> Path:
+        if game.name not in _DEMO_RUNS:
+            d = game.demo
+            cfg, setup = build_config(
+                game.name, n_players=d.players, strategies=d.strategy, rotate=d.rotate,
+                seed=11, games=d.test_games, chunk_size=-(-d.test_games // 3),
+            )  # fmt: skip
+            out = tmp_path_factory.mktemp("demo") / game.name
+            run(cfg, setup, out, InlineExecutor())
+            _DEMO_RUNS[game.name] = out
+        return _DEMO_RUNS[game.name]
+
+    return make

@@ -1,4 +1,5 @@
-"""The notebooks run top to bottom on a small run (real execution with a Jupyter kernel)."""
+"""Every notebook runs top to bottom on a small run (real execution with a Jupyter kernel):
+each registered game's own notebook on a run of that game."""
 
 from __future__ import annotations
 
@@ -9,22 +10,30 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+from simulate.games import all_games
+
+ROOT = Path(__file__).resolve().parents[1]
+WITH_NOTEBOOKS = [g for g in all_games() if g.notebook]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_executes(path, dkd_run, evo_run, monkeypatch):
-    monkeypatch.setenv("DINOLAB_RUN", str(dkd_run))
-    monkeypatch.setenv("DINOLAB_RUN_EVO", str(evo_run))
+def execute(path: Path, env: dict[str, str]) -> str:
+    """Run a notebook; return the text it printed (fails on any error cell)."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb,
-        timeout=300,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent.parent)}},
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
     )
-    client.execute(env=dict(os.environ))
+    client.execute(env={**os.environ, **env})
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "".join(o.get("text", "") for o in outputs)
+    return "".join(o.get("text", "") for o in outputs)
+
+
+def test_every_notebook_in_the_folder_belongs_to_a_game():
+    declared = {ROOT / g.notebook for g in WITH_NOTEBOOKS}
+    assert set(ROOT.glob("notebooks/*.ipynb")) <= declared
+
+
+@pytest.mark.parametrize("game", WITH_NOTEBOOKS, ids=lambda g: g.name)
+def test_the_game_notebook_executes(game, demo_run):
+    text = execute(ROOT / game.notebook, {"DINOLAB_RUN": str(demo_run(game))})
     assert "replay matches the logged rows" in text

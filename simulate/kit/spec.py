@@ -113,8 +113,8 @@ class GameSpec:
     demo: Demo
     report: str
     """The module of the game's report sections: ``sections(run) -> list[Section]``."""
-    notebook: str
-    """The game's notebook, relative to the project root."""
+    notebook: str | None
+    """The game's notebook, relative to the project root (executed by the tests)."""
     report_variants: tuple[Variant, ...] = ()
     schema_version: int = 1
     """Bumped whenever a logged column changes; the manifest records it."""
