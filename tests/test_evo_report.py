@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.dataset as ds
 import pytest
-from simulate.rundir import Run
 
 from reports import compare, evo
 from simulate.cli.analysis_commands import write_report
+from simulate.rundir import Run
 from simulate.variants import list_variants
 
 
@@ -69,8 +69,37 @@ def test_evo_report_and_paired_tail_variant(evo_run):
     assert var.games_logged == 200 and var.config["seed"] == base.config["seed"]
     assert compare.changed_rules(base, var) == {"initiative_tails": (True, False)}
     seats = compare.paired_by(base, var, "seat")
-    # the paired change is the difference of the two shares, game by game
-    assert np.allclose(seats["mean"], seats["variant"] - seats["base"])
+    # Recomputed from the Parquet files alone: each seat's win share in both runs on the games
+    # the variant played, the paired change, and its interval with the deal (rotation) as the
+    # cluster, so a pairing on the wrong rows or an unclustered interval fails here.
+    def shares(run_dir):
+        players, games = table(run_dir, "players"), table(run_dir, "games")
+        k = dict(zip(games["game_id"].to_pylist(), games["n_winners"].to_pylist(), strict=True))
+        return {
+            (g, s): w / k[g]
+            for g, s, w in zip(
+                players["game_id"].to_pylist(),
+                players["seat"].to_pylist(),
+                players["winner"].to_pylist(),
+                strict=True,
+            )
+            if g < var.games_logged
+        }
+
+    a, b = shares(evo_run), shares(variant.local)
+    assert set(a) == set(b)
+    for row in seats.iter_rows(named=True):
+        keys = sorted(k for k in a if k[1] == row["seat"])
+        change = np.array([b[k] - a[k] for k in keys])
+        clusters = np.array([g // base.n_players for g, _ in keys])
+        ids = np.unique(clusters)
+        sums = np.array([change[clusters == c].sum() for c in ids])
+        sizes = np.array([(clusters == c).sum() for c in ids])
+        c = len(ids)
+        se = np.sqrt(c / (c - 1) * ((sums - sizes * change.mean()) ** 2).sum()) / len(change)
+        assert row["mean"] == pytest.approx(change.mean(), abs=1e-12)
+        assert row["lo"] == pytest.approx(change.mean() - 1.959963984540054 * se, abs=1e-9)
+        assert row["hi"] == pytest.approx(change.mean() + 1.959963984540054 * se, abs=1e-9)
 
 
 def test_initiative_and_combat_numbers_match_the_logs(evo_run):

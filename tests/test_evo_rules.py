@@ -33,7 +33,9 @@ from rules.evo.constants import (
 )
 from rules.evo.engine import (
     ST_AUCTION_START,
+    ST_BIRTH_PLAYER,
     ST_CLIMATE,
+    ST_CLIMATE_CARDS,
     ST_SURVIVAL_START,
     actions,
     advance,
@@ -315,7 +317,7 @@ def test_catastrophe_and_crazy_weather():
     tb, st, _ = empty_board()
     st.hand[:4] = 0
     set_climate(tb, st, GREEN)
-    st.rnd, st.step = 2, 2  # ST_CLIMATE_CARDS of round 3
+    st.rnd, st.step = 2, ST_CLIMATE_CARDS  # round 3, before the climate cards
     st.order[:4] = [0, 1, 2, 3]
     play_card_now(tb, st, 0, 3)  # Bolond időjárás: to the other green field
     assert st.climate == 5
@@ -327,7 +329,7 @@ def test_catastrophe_and_crazy_weather():
 def test_no_cards_in_the_first_two_rounds():
     tb, st, _ = empty_board()
     st.hand[:4] = (1 << 26) - 1
-    st.rnd, st.step = 1, 2
+    st.rnd, st.step = 1, ST_CLIMATE_CARDS
     assert run(tb, st) != CARD_PLAY
 
 
@@ -338,7 +340,7 @@ def test_flood_uses_parasols():
         add_dino(st, 0, r)
     st.genes[0, PARASOL] = 3  # d6 + 3 > 3: nobody drowns
     st.hand[:4] = 0
-    st.rnd, st.step = 2, 2
+    st.rnd, st.step = 2, ST_CLIMATE_CARDS
     play_card_now(tb, st, 0, 26)
     assert st.n_dinos[0] == 6 and st.died_card[0] == 0
 
@@ -357,7 +359,7 @@ def test_place_next_to_old_dinos_only():
 def test_wiped_out_player_places_anywhere_then_as_a_group():
     tb, st, _m = empty_board()
     st.genes[1, 3] = 2  # two eggs
-    st.rnd, st.step, st.seq = 0, 8, 1
+    st.rnd, st.step, st.seq = 0, ST_BIRTH_PLAYER, 1
     st.order[:4] = [0, 1, 2, 3]
     assert run(tb, st) == PLACE and st.actor == 1
     assert actions(tb, st, -1) == tb.n_regions

@@ -120,9 +120,9 @@ class Parameters:
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> Self:
         """Rebuild from :meth:`to_dict` output (a manifest), validating every value."""
-        return cls().with_values(values, origin="manifest")
+        return cls().with_values(values)
 
-    def with_values(self, values: Mapping[str, Any], *, origin: str = "--set") -> Self:
+    def with_values(self, values: Mapping[str, Any]) -> Self:
         """A copy with ``values`` (strings from the command line or TOML values) applied."""
         info = self.info()
         changes = {}
@@ -130,7 +130,7 @@ class Parameters:
             if key not in info:
                 known = ", ".join(info)
                 raise RuleError(f"unknown rule key '{key}' for {self.GAME} (known: {known})")
-            changes[key] = _coerce(info[key], raw, origin)
+            changes[key] = _coerce(info[key], raw)
         new = dataclasses.replace(self, **changes)
         new.check()
         return new
@@ -149,7 +149,7 @@ def _bad(p: ParamInfo, raw: Any) -> RuleError:
     return RuleError(f"rule '{p.name}' must be {what}{tail}, got {raw!r}")
 
 
-def _coerce(p: ParamInfo, raw: Any, origin: str) -> Any:
+def _coerce(p: ParamInfo, raw: Any) -> Any:
     fromtext = isinstance(raw, str) and p.kind != "str"
     try:
         if p.kind == "bool":

@@ -31,7 +31,6 @@ CULL = 4  # choose a dino that dies in a cold or warm zone
 BID = 5  # bid (row << 16 | value) or pass (only where passing is allowed)
 ROUND_DONE = 6  # not a decision: a round ended, its counters can be logged
 GAME_OVER = 7
-DECISIONS = ("none", "card", "move", "place", "cull", "bid", "round done", "game over")
 PASS = -1
 
 MAX_REGIONS = 160

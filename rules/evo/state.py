@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.core.jit import records
-from rules.evo.cards import CARDS, N_CARDS, N_WINDOWS, climate_mask, window_masks
+from rules.evo.cards import N_CARDS, N_WINDOWS, climate_mask, window_masks
 from rules.evo.constants import (
     COLD,
     FREEZING,
@@ -292,7 +292,6 @@ def make_table(p: EvoParameters, evo_map: EvoMap, n_players: int) -> np.ndarray:
     t.catastrophe_steps, t.flood_dies_up_to = p.catastrophe_steps, p.flood_dies_up_to
     t.wander_reach, t.survival_all = p.wander_reach, int(p.survival_gene_all_losses)
     t.rounds_after[:] = rounds_after(t.strike, p.meteor_last_space)
-    assert len(CARDS) == N_CARDS
     return tb
 
 

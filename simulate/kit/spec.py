@@ -69,6 +69,17 @@ class Variant:
     """What the variant measures, added to its report section."""
 
 
+class RuleBroken(AssertionError):
+    """A step-checked game broke a rule (the message names it)."""
+
+
+def expect(ok: bool, message: str) -> None:
+    """A checker's test of one rule: raise :class:`RuleBroken` with ``message`` unless ``ok``
+    (unlike ``assert``, never switched off by ``python -O``)."""
+    if not ok:
+        raise RuleBroken(message)
+
+
 @dataclasses.dataclass(frozen=True)
 class Checked:
     """What a step-by-step checked game ends with (see each game's ``check.py``)."""

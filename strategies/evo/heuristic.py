@@ -83,7 +83,6 @@ from rules.evo.events import targets
 from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
 
 MAX_CAND = 32
-MAX_ROLLOUTS = 64
 DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
 """Default heuristic parameters (also the rollout policy of the search bot)."""
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pyarrow as pa
 
-from simulate.kit.spec import Bench, Checked, Demo, GameSpec, Setup
+from simulate.kit.spec import Bench, Checked, Demo, GameSpec, Setup, expect
 from simulate.kit.tables import Buffer, Column, Kind, Table, strategy
 from tests.toygame.bots import REGISTRY, choose
 from tests.toygame.kernel import play_chunk
@@ -81,20 +81,17 @@ def check(setup: Setup, seed: int, game_id: int) -> Checked:
             hands = [[int(c) for c in st.hands[s, :left]] for s in range(n)]
             for s in range(n):
                 slots[s] = choose(lu, s, tb, st, s, left)
-                if not 0 <= slots[s] < left:
-                    raise AssertionError(f"seat {s} played slot {slots[s]} of {left}")
+                expect(0 <= slots[s] < left, f"seat {s} played slot {slots[s]} of {left}")
             plays = [hands[s][int(slots[s])] for s in range(n)]
             w = play_round(tb, st, slots, left)
             top = max(plays)
             expected = plays.index(top) if plays.count(top) == 1 else -1
-            if w != expected:
-                raise AssertionError(f"round {r}: seat {w} won, the rules say {expected}")
+            expect(w == expected, f"round {r}: seat {w} won, the rules say {expected}")
             if w >= 0:
                 wins[w] += 1
         winners = np.zeros(n, np.bool_)
         final_result(tb, st, winners)
-    if list(winners) != [w == max(wins) for w in wins]:
-        raise AssertionError("most rounds won does not win")
+    expect(list(winners) == [w == max(wins) for w in wins], "most rounds won does not win")
     return Checked([bool(x) for x in winners], int(tb.hand), int(tb.hand) * n)
 
 

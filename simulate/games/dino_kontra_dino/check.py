@@ -12,18 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from rules.dino_kontra_dino.engine import deal, final_result, game_over, play_round
-from simulate.kit.spec import Checked, Setup
+from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import start_game
 from strategies.dino_kontra_dino.dispatch import choose
-
-
-class RuleBroken(AssertionError):
-    """A checked game broke a rule (the message names it)."""
-
-
-def _expect(ok: bool, message: str) -> None:
-    if not ok:
-        raise RuleBroken(message)
 
 
 def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
@@ -43,27 +34,27 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
             held = [c for h in hands for c in h]
             pile = [int(c) for c in st.deck[int(st.draw) : n_dinos]] if st.drawing else []
             seen = [d for d in range(n_dinos) if st.revealed[d] >= 0]
-            _expect(len(set(held)) == len(held), "a card is in two hands")
-            _expect(not set(held) & set(seen), "a played card came back into a hand")
+            expect(len(set(held)) == len(held), "a card is in two hands")
+            expect(not set(held) & set(seen), "a played card came back into a hand")
             if st.drawing:
-                _expect(sorted(held + pile + seen) == list(range(n_dinos)), "cards are lost")
+                expect(sorted(held + pile + seen) == list(range(n_dinos)), "cards are lost")
             holder, ev = int(st.holder), int(st.events[st.turn])
             for s in range(n):
                 slots[s] = choose(lu, s, tb, st, s, pool)
-                _expect(0 <= slots[s] < hl, f"seat {s} plays slot {slots[s]} of a hand of {hl}")
+                expect(0 <= slots[s] < hl, f"seat {s} plays slot {slots[s]} of a hand of {hl}")
                 decisions += 1
             plays = [hands[s][int(slots[s])] for s in range(n)]
             power = [int(tb.power[c, ev]) for c in plays]
             best = max(power)
             expected = next((holder + k) % n for k in range(n) if power[(holder + k) % n] == best)
             w = play_round(tb, st, slots)
-            _expect(w == expected, f"seat {w} won, the rules give it to seat {expected}")
-            _expect(int(st.holder) == w, "the figure did not go to the round's winner")
-            _expect(list(st.plays[:n]) == plays, "the played cards differ from the choices")
+            expect(w == expected, f"seat {w} won, the rules give it to seat {expected}")
+            expect(int(st.holder) == w, "the figure did not go to the round's winner")
+            expect(list(st.plays[:n]) == plays, "the played cards differ from the choices")
             wins[w] += 1
-            _expect(list(st.wins[:n]) == wins, "event counts do not add up")
+            expect(list(st.wins[:n]) == wins, "event counts do not add up")
         winners = np.zeros(n, dtype=np.bool_)
         final_result(tb, st, winners)
     order = [(wins[s], *(int(x) for x in st.trait_wins[s, :4])) for s in range(n)]
-    _expect(list(winners) == [o == max(order) for o in order], "the final ranking is wrong")
+    expect(list(winners) == [o == max(order) for o in order], "the final ranking is wrong")
     return Checked([bool(x) for x in winners], int(st.turn), decisions)

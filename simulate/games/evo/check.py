@@ -16,7 +16,7 @@ from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE,
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
-from simulate.kit.spec import Checked, Setup
+from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import start_game
 from strategies.evo.bots import choose
 
@@ -39,14 +39,14 @@ def check_board(tb, st) -> None:
     owners = np.asarray(st.owner[: tb.n_regions])
     for s in range(n):
         k = int(st.n_dinos[s])
-        assert 0 <= k <= tb.max_dinos, f"seat {s} has {k} dinos"
+        expect(0 <= k <= tb.max_dinos, f"seat {s} has {k} dinos")
         regions = [int(r) for r in st.pieces[s, :k]]
-        assert len(set(regions)) == k, f"seat {s} lists a region twice"
+        expect(len(set(regions)) == k, f"seat {s} lists a region twice")
         for i, r in enumerate(regions):
-            assert owners[r] == s, f"seat {s}'s piece {i} on region {r} is owned by {owners[r]}"
-            assert st.slot[r] == i, f"region {r} has slot {st.slot[r]}, piece {i}"
-        assert int((owners == s).sum()) == k, f"seat {s}: owners and pieces disagree"
-    assert int((owners >= 0).sum()) == int(sum(st.n_dinos[:n])), "stray owner marks"
+            expect(owners[r] == s, f"seat {s}'s piece {i} on region {r} is owned by {owners[r]}")
+            expect(st.slot[r] == i, f"region {r} has slot {st.slot[r]}, piece {i}")
+        expect(int((owners == s).sum()) == k, f"seat {s}: owners and pieces disagree")
+    expect(int((owners >= 0).sum()) == int(sum(st.n_dinos[:n])), "stray owner marks")
 
 
 def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
@@ -82,33 +82,34 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
                     combats += 1
             st.n_ev = 0
             check_board(tb, st)
-            assert int(st.bag_len) == bag_size, "a gene went back into the bag"
+            expect(int(st.bag_len) == bag_size, "a gene went back into the bag")
             if kind == ROUND_DONE:
                 drawn = int(st.bag_top)
-                assert drawn == bought, f"{drawn} genes drawn, {bought} bought"
-                assert int(st.bag_len) - drawn == bag_size - bought, "bag != 62 minus drawn"
+                expect(drawn == bought, f"{drawn} genes drawn, {bought} bought")
+                expect(int(st.bag_len) - drawn == bag_size - bought, "bag != 62 minus drawn")
                 for s in range(n):
                     ledger[s] += int(st.scored[s]) - int(st.penalty[s])
-                    assert int(st.points_p5[s]) == ledger[s], (
-                        f"round {rnd} seat {s}: points {st.points_p5[s]} != ledger {ledger[s]}"
+                    expect(
+                        int(st.points_p5[s]) == ledger[s],
+                        f"round {rnd} seat {s}: points {st.points_p5[s]} != ledger {ledger[s]}",
                     )
                     ledger[s] -= int(st.paid[s])
-                    assert int(st.points[s]) == ledger[s], f"seat {s}: payments do not add up"
+                    expect(int(st.points[s]) == ledger[s], f"seat {s}: payments do not add up")
                 expected = genes0 + genes_bought
                 expected[:, CARD] = genes_bought[:, CARD]
-                assert (np.array(st.genes[:n]) == expected).all(), "portraits != bought genes"
+                expect((np.array(st.genes[:n]) == expected).all(), "portraits != bought genes")
                 continue
             if kind == GAME_OVER:
                 break
             decisions += 1
             seat = int(st.actor)
             action = int(choose(lu, seat, tb, st, seat, scratch))
-            assert is_legal(tb, st, action), f"illegal action {action} for decision {kind}"
-            assert actions(tb, st, -1) >= 1
+            expect(is_legal(tb, st, action), f"illegal action {action} for decision {kind}")
+            expect(actions(tb, st, -1) >= 1, f"no legal action for decision {kind}")
             if kind == MOVE and action >= 0:
-                assert st.owner[action & 0xFFFF] != seat, "entered an own region"
+                expect(st.owner[action & 0xFFFF] != seat, "entered an own region")
             if kind == PLACE:
-                assert st.owner[action] != seat, "newborn on an own region"
+                expect(st.owner[action] != seat, "newborn on an own region")
             apply(tb, st, action)
         winners = np.zeros(n, dtype=np.bool_)
         final_result(tb, st, winners)
@@ -134,15 +135,18 @@ def check_cards(
     climate: dict[int, int] = {}
     slept: set[int] = set()
     for rnd, seat, card, window in cards:
-        assert rnd > no_card_rounds, f"card {card} played in round {rnd}"
-        assert rnd not in slept, f"card {card} played after Alvógén in round {rnd}"
-        assert WINDOW_PHASE[window] in allowed_phases(card), (
-            f"card {card} played in phase {WINDOW_PHASE[window]}"
+        expect(rnd > no_card_rounds, f"card {card} played in round {rnd}")
+        expect(rnd not in slept, f"card {card} played after Alvógén in round {rnd}")
+        expect(
+            WINDOW_PHASE[window] in allowed_phases(card),
+            f"card {card} played in phase {WINDOW_PHASE[window]}",
         )
         if card != DOUBLING:
-            assert window in CARDS[card - 1].windows, f"card {card} played in window {window}"
+            expect(window in CARDS[card - 1].windows, f"card {card} played in window {window}")
         if card in CLIMATE_CARDS:
             climate[rnd] = climate.get(rnd, 0) + 1
-            assert climate[rnd] <= per_round, f"too many climate cards in round {rnd} (seat {seat})"
+            expect(
+                climate[rnd] <= per_round, f"too many climate cards in round {rnd} (seat {seat})"
+            )
         if card == SLEEP:
             slept.add(rnd)

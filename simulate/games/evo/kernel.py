@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.core.jit import jit
-from rules.evo.cards import WINDOW_PHASE
+from rules.evo.cards import CARDS, T_NEWBORN, T_VICTIM, WINDOW_PHASE
 from rules.evo.constants import GAME_OVER, N_GENES, ROUND_DONE
 from rules.evo.engine import advance, apply, deal, final_result
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT, EV_WIDTH
@@ -19,8 +19,9 @@ from simulate.kit.support import claim, logging, position, room, start_game
 from strategies.evo.bots import choose
 
 PHASE_OF_WINDOW = np.array(WINDOW_PHASE, dtype=np.int8)
-REGION_TARGETS = (2, 13)
-"""Cards whose target is a region: logged from 1, as the map numbers regions."""
+REGION_TARGET = np.array([c.target in (T_VICTIM, T_NEWBORN) for c in CARDS], dtype=np.int8)
+"""1 for the cards whose target is a region (by card number - 1): logged from 1, as the map
+numbers regions."""
 
 
 @jit
@@ -95,10 +96,7 @@ def play_chunk(
                         r = claim(kl)
                         card = st.ev[i, 2]
                         window = st.ev[i, 3]
-                        target = st.ev[i, 4]
-                        for c in REGION_TARGETS:
-                            if card == c:
-                                target += 1
+                        target = st.ev[i, 4] + REGION_TARGET[card - 1]
                         kl.game_id[r] = gid
                         kl.round[r] = rnd
                         kl.seat[r] = st.ev[i, 1]

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from rules.evo.cards import CARDS, W_CLIMATE, W_SURVIVAL_END, WINDOW_NAMES
+from rules.evo.cards import (
+    CARDS,
+    T_CARD,
+    T_DIE,
+    T_NEWBORN,
+    T_SEAT,
+    T_VICTIM,
+    W_CLIMATE,
+    W_SURVIVAL_END,
+    WINDOW_NAMES,
+)
 from rules.evo.constants import GENES, TERRAINS, ZONES
 from rules.evo.state import EV_CARD, EV_COMBAT, EV_DEATH, EV_MOVE, EV_PASS, EV_PLACE
 from simulate.kit.spec import Setup
@@ -23,13 +33,13 @@ def _zone(delta: int) -> int:
 def _card_text(number: int, target: int, regions) -> str:
     card = CARDS[number - 1]
     text = f"{card.hungarian} ({card.english})"
-    if number in (2, 13):
+    if card.target in (T_VICTIM, T_NEWBORN):
         text += f" on the dino in {regions(target)}"
-    elif number == 14:
+    elif card.target == T_DIE:
         text += f", choosing a {target}"
-    elif number == 25:
+    elif card.target == T_SEAT:
         text += f" with seat {target}"
-    elif number == 16:
+    elif card.target == T_CARD:
         text += f", taking {CARDS[target - 1].hungarian}"
     return text
 
