@@ -398,8 +398,8 @@ def emit_turn(tb, st) -> None:
     e[E_SELF] = st.self_hits
     e[E_MARKERS0] = st.markers[0]
     e[E_MARKERS1] = st.markers[1]
-    e[E_UP0] = face_up_cards(tb, st, 0)
-    e[E_UP1] = face_up_cards(tb, st, 1)
+    e[E_UP0] = face_up_cards(tb, st, np.int64(0))
+    e[E_UP1] = face_up_cards(tb, st, np.int64(1))
     e[E_PLACED] = st.dice_placed
     e[E_STOLEN] = st.stolen
     st.n_ev += 1
@@ -422,19 +422,19 @@ def check_end(tb, st) -> bool:
     a = st.active
     o = 1 - a
     if st.markers[o] <= 0:
-        end_game(st, a, END_MARKERS)
+        end_game(st, a, np.int64(END_MARKERS))
     elif st.n_alive[o] <= 1:
-        end_game(st, a, END_ONE_DINO)
+        end_game(st, a, np.int64(END_ONE_DINO))
     elif st.markers[a] == 1 and st.markers[o] == 1:
-        u0 = face_up_cards(tb, st, 0)
-        u1 = face_up_cards(tb, st, 1)
+        u0 = face_up_cards(tb, st, np.int64(0))
+        u1 = face_up_cards(tb, st, np.int64(1))
         if u0 > u1:
             w = 0
         elif u1 > u0:
             w = 1
         else:
             w = 1 - st.first_seat
-        end_game(st, w, END_BOTH_ONE)
+        end_game(st, w, np.int64(END_BOTH_ONE))
     return st.over == 1
 
 
@@ -513,7 +513,7 @@ def setup_battle(tb, st) -> None:
         st.n_slots[s] = slot
         st.n_alive[s] = st.n_team[s]
         for t in range(st.n_team[s]):
-            set_pmask(tb, st, s, t)
+            set_pmask(tb, st, s, np.int64(t))
         st.free[s] = tb.dice
         st.skip[s] = 0
         st.cards0[s] = slot
@@ -591,7 +591,9 @@ def any_place(tb, st) -> bool:
     s = st.active
     for slot in range(st.n_slots[s]):
         for f in range(1, 7):
-            if st.rolled[f] > 0 and (place_ok(tb, st, slot, f, 1) or place_ok(tb, st, slot, f, 2)):
+            if st.rolled[f] > 0 and (
+                place_ok(tb, st, slot, f, np.int64(1)) or place_ok(tb, st, slot, f, np.int64(2))
+            ):
                 return True
     return False
 
@@ -644,7 +646,7 @@ def advance(tb, st) -> int:
                 st.step = ST_OVER
                 continue
             if st.turn >= tb.max_turns:
-                end_game(st, -1, END_TURN_CAP)
+                end_game(st, np.int64(-1), np.int64(END_TURN_CAP))
                 st.step = ST_OVER
                 continue
             a = st.active
@@ -669,7 +671,7 @@ def advance(tb, st) -> int:
                     st.actor = o
                     st.kind = BREAK
                     return BREAK
-                take_markers(tb, st, o, st.hits, 0)
+                take_markers(tb, st, o, st.hits, np.int64(0))
                 st.resolved = 0
                 if check_end(tb, st):
                     st.step = ST_TURN_END
@@ -686,7 +688,7 @@ def advance(tb, st) -> int:
                     st.actor = a
                     st.kind = BREAK
                     return BREAK
-                take_markers(tb, st, a, st.counter, 1)
+                take_markers(tb, st, a, st.counter, np.int64(1))
                 if check_end(tb, st):
                     st.step = ST_TURN_END
         elif step == ST_SELF:
@@ -758,7 +760,7 @@ def flip(tb, st, s: int, slot: int) -> None:
     if st.team_up[s, t] <= 0 and st.alive[s, t]:
         st.alive[s, t] = 0
         st.n_alive[s] -= 1
-    set_pmask(tb, st, s, t)
+    set_pmask(tb, st, s, np.int64(t))
 
 
 @jit
@@ -822,7 +824,7 @@ def start_attack(tb, st, slot: int, t: int) -> None:
             st.actor = o
             st.kind = REACT
             return
-    resolve_reaction(tb, st, -1)
+    resolve_reaction(tb, st, np.int64(-1))
 
 
 @jit
@@ -847,7 +849,7 @@ def outcome(tb, st, r_slot: int) -> np.int64:
             h += tb.tyrant_bonus
         return np.int64(t + 1) | (np.int64(max(h, 0)) << 8)
     rcard = st.slot_card[o, r_slot]
-    u = st.slot_team[o, r_slot]
+    u = np.int64(st.slot_team[o, r_slot])
     if tb.c_passive[rcard] == P_TREETOPS:
         h = base + modifiers(tb, st, a, st.a_team, o, t)
         return np.int64(t + 1) | (np.int64(max(h, 0)) << 8) | (np.int64(tb.treetops_hits) << 16)
@@ -1004,7 +1006,7 @@ def actions(tb, st, k: int) -> np.int64:
     if kind == DRAFT:
         for mode in (D_PLACE, D_REMOVE_OPEN, D_REMOVE_SECRET):
             for i in range(st.hand_len[s]):
-                d = st.hand[s, i]
+                d = np.int64(st.hand[s, i])
                 if draft_ok(tb, st, s, d, mode):
                     if count == k:
                         return pack(d, mode)
@@ -1060,7 +1062,7 @@ def actions(tb, st, k: int) -> np.int64:
 @jit
 def is_legal(tb, st, action: int) -> bool:
     """``action`` is one of :func:`actions` (for tests and checks; linear in their number)."""
-    for k in range(actions(tb, st, -1)):  # noqa: SIM110
+    for k in range(actions(tb, st, np.int64(-1))):  # noqa: SIM110
         if actions(tb, st, k) == action:
             return True
     return False

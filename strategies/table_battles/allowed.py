@@ -24,7 +24,7 @@ def uses_forbidden(lu, j: int, tb, st, action: int) -> bool:
 @jit
 def all_forbidden(lu, j: int, tb, st) -> bool:
     """Every legal action of the pending decision uses a forbidden option."""
-    for k in range(actions(tb, st, -1)):
+    for k in range(actions(tb, st, np.int64(-1))):
         if not uses_forbidden(lu, j, tb, st, actions(tb, st, k)):
             return False
     return True
@@ -42,7 +42,7 @@ def forbidden(lu, j: int, tb, st, action: int) -> bool:
 @jit
 def n_allowed(lu, j: int, tb, st) -> int:
     """How many legal actions position ``j`` may take."""
-    n = actions(tb, st, -1)
+    n = actions(tb, st, np.int64(-1))
     c = 0
     for k in range(n):
         if not uses_forbidden(lu, j, tb, st, actions(tb, st, k)):
@@ -53,7 +53,7 @@ def n_allowed(lu, j: int, tb, st) -> int:
 @jit
 def allowed_action(lu, j: int, tb, st, i: int) -> np.int64:
     """The ``i``-th action position ``j`` may take (in :func:`actions` order)."""
-    n = actions(tb, st, -1)
+    n = actions(tb, st, np.int64(-1))
     if n_allowed(lu, j, tb, st) == n:
         return actions(tb, st, i)
     c = 0
@@ -63,4 +63,4 @@ def allowed_action(lu, j: int, tb, st, i: int) -> np.int64:
             if c == i:
                 return a
             c += 1
-    return actions(tb, st, 0)
+    return actions(tb, st, np.int64(0))

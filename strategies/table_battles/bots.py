@@ -31,7 +31,7 @@ def any_forbid(lu, j: int) -> bool:
 def play_random(lu, j: int, tb, st) -> np.int64:
     """Uniform over the legal actions of the pending decision that ``j`` may take."""
     if not any_forbid(lu, j):
-        n = actions(tb, st, -1)
+        n = actions(tb, st, np.int64(-1))
         return actions(tb, st, bounded(st.rng, 1 + st.actor, n))
     n = n_allowed(lu, j, tb, st)
     return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
@@ -43,7 +43,7 @@ def choose(lineup, j: int, tb, st, pool) -> np.int64:
     spare states for the search bots' rollouts)."""
     sid = lineup.ids[j]
     if sid == HEURISTIC:
-        return heuristic(tb, st, lineup, j, OWN)
+        return heuristic(tb, st, lineup, j, np.int64(OWN))
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
     p = lineup.params[j]
@@ -51,4 +51,4 @@ def choose(lineup, j: int, tb, st, pool) -> np.int64:
         return search(tb, st, lineup, j, pool, np.int64(p[0]), np.int64(p[1]))
     if sid == DRAFTER:
         return drafter(tb, st, lineup, j, pool, np.int64(p[0]))
-    return heuristic(tb, st, lineup, j, OWN)
+    return heuristic(tb, st, lineup, j, np.int64(OWN))

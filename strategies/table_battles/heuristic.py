@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.table_battles.constants import (
     ABS_FULL,
     ABS_MINUS1,
@@ -80,7 +80,7 @@ OWN, DEFAULT, ROLLOUT = 0, 1, 2
 the defaults without restrictions (rollouts)."""
 
 
-@jit
+@jit_inline
 def hp(lu, j: int, mode: int, i: int) -> float:
     return DEFAULTS[i] if mode != OWN else lu.params[j, i]
 
@@ -108,7 +108,7 @@ def flip_cost(tb, st, s: int, t: int, fv: float) -> float:
 
 
 @jit
-def loss(tb, st, s: int, t: int, hits: int, attacked: bool, fv: float) -> float:
+def loss(tb, st, s: int, t: int, hits: int, attacked: int, fv: float) -> float:
     """What ``hits`` on (``s``, ``t``) cost seat ``s`` if it resolves them the cheaper way."""
     if hits <= 0 or t < 0:
         return 0.0
@@ -134,8 +134,8 @@ def react_result(tb, st, r: int, fv: float, provoke: float) -> float:
     h_team = (res & 0xFF) - 1
     hits = (res >> 8) & 0xFF
     counter = res >> 16
-    v = loss(tb, st, o, h_team, hits, True, fv)
-    v -= loss(tb, st, a, st.a_team, counter, False, fv)
+    v = loss(tb, st, o, h_team, hits, np.int64(1), fv)
+    v -= loss(tb, st, a, st.a_team, counter, np.int64(0), fv)
     if r >= 0:
         v += provoke + 0.3 * st.dice[o, r, 0]
     return v
@@ -158,7 +158,7 @@ def defender_choice(tb, st, fv: float, provoke: float) -> np.int64:
             if v < best:
                 best = v
                 pick = slot
-    if pick == -2 or (optional_only and react_result(tb, st, -1, fv, provoke) <= best):
+    if pick == -2 or (optional_only and react_result(tb, st, np.int64(-1), fv, provoke) <= best):
         return np.int64(-1)
     return np.int64(pick)
 
@@ -243,8 +243,8 @@ def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
             best = v
             pick = np.int64(slot)
     if pick == -2:
-        return actions(tb, st, 0)
-    if optional_only and react_result(tb, st, -1, fv, 0.0) <= best:
+        return actions(tb, st, np.int64(0))
+    if optional_only and react_result(tb, st, np.int64(-1), fv, 0.0) <= best:
         return np.int64(PASS)
     return pick
 
@@ -325,7 +325,9 @@ def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> flo
         v += then - now
     rt = tb.c_react[card]
     if rt != 0:
-        v += w_react * (react_worth(rt, n + count) - react_worth(rt, n))
+        v += w_react * (
+            react_worth(np.int64(rt), np.int64(n + count)) - react_worth(np.int64(rt), np.int64(n))
+        )
     return v + 0.01 * count
 
 
@@ -351,12 +353,12 @@ def h_place(tb, st, lu, j: int, mode: int) -> np.int64:
                 c = 2
             elif one:
                 c = 1
-            if not place_ok(tb, st, slot, f, c):
+            if not place_ok(tb, st, slot, f, np.int64(c)):
                 continue
             a = pack_place(slot, f, c)
             if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
-            v = place_value(tb, st, slot, f, c, w_react)
+            v = place_value(tb, st, slot, f, np.int64(c), w_react)
             if v > best:
                 best = v
                 pick = a
@@ -404,7 +406,7 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
         top = -1e9
         keep = -1
         for i in range(st.hand_len[s]):
-            v = dino_score(tb, st, s, st.hand[s, i], w_rating, w_syn)
+            v = dino_score(tb, st, s, np.int64(st.hand[s, i]), w_rating, w_syn)
             if v > top:
                 top = v
                 keep = i
@@ -415,29 +417,29 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
                 continue
             if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
-            v = (2.0 * deny - 1.0) * dino_score(tb, st, o, d, w_rating, w_syn)
+            v = (2.0 * deny - 1.0) * dino_score(tb, st, o, np.int64(d), w_rating, w_syn)
             if v > best:
                 best = v
                 pick = a
     else:
         for i in range(st.hand_len[s]):
             d = st.hand[s, i]
-            if draft_ok(tb, st, s, d, D_PLACE):
+            if draft_ok(tb, st, s, np.int64(d), np.int64(D_PLACE)):
                 a = pack(d, D_PLACE)
                 if mode == ROLLOUT or not forbidden(lu, j, tb, st, a):
-                    v = dino_score(tb, st, s, d, w_rating, w_syn)
+                    v = dino_score(tb, st, s, np.int64(d), w_rating, w_syn)
                     if v > best:
                         best = v
                         pick = a
-            if draft_ok(tb, st, s, d, D_REMOVE_OPEN):
+            if draft_ok(tb, st, s, np.int64(d), np.int64(D_REMOVE_OPEN)):
                 a = pack(d, D_REMOVE_OPEN)
                 if mode == ROLLOUT or not forbidden(lu, j, tb, st, a):
-                    v = deny * dino_score(tb, st, o, d, w_rating, w_syn)
+                    v = deny * dino_score(tb, st, o, np.int64(d), w_rating, w_syn)
                     if v > best:
                         best = v
                         pick = a
     if pick < 0:
-        return actions(tb, st, 0)
+        return actions(tb, st, np.int64(0))
     return pick
 
 

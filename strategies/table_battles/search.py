@@ -103,7 +103,7 @@ def rollout(tb, sim, lu, j: int) -> None:
             return
         if kind == ROUND_DONE:
             continue
-        apply(tb, sim, heuristic(tb, sim, lu, j, ROLLOUT))
+        apply(tb, sim, heuristic(tb, sim, lu, j, np.int64(ROLLOUT)))
 
 
 @jit
@@ -158,7 +158,7 @@ def top_k(cand, score, m: int, limit: int) -> int:
 @jit
 def all_candidates(tb, st, lu, j: int, cand) -> int:
     m = 0
-    for k in range(actions(tb, st, -1)):
+    for k in range(actions(tb, st, np.int64(-1))):
         a = actions(tb, st, k)
         if not forbidden(lu, j, tb, st, a) and m < MAX_CAND:
             cand[m] = a
@@ -188,7 +188,7 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
                 cand[m] = a
                 score[m] = attack_value(tb, st, slot, t, fv, provoke)
                 m += 1
-        return top_k(cand, score, m, limit)
+        return top_k(cand, score, np.int64(m), np.int64(limit))
     if kind == PLACE:
         cand[0] = PASS
         score[0] = 0.0
@@ -205,15 +205,15 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
                     c = 2
                 elif tb.c_bracket[card]:
                     c = 1
-                if not place_ok(tb, st, slot, f, c):
+                if not place_ok(tb, st, slot, f, np.int64(c)):
                     continue
                 a = pack_place(slot, f, c)
                 if forbidden(lu, j, tb, st, a) or m >= MAX_CAND:
                     continue
                 cand[m] = a
-                score[m] = place_value(tb, st, slot, f, c, DEFAULTS[3])
+                score[m] = place_value(tb, st, slot, f, np.int64(c), DEFAULTS[3])
                 m += 1
-        return top_k(cand, score, m, limit)
+        return top_k(cand, score, np.int64(m), np.int64(limit))
     return all_candidates(tb, st, lu, j, cand)
 
 
@@ -222,13 +222,13 @@ def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
     """Flat Monte Carlo in the battle; the heuristic drafts."""
     kind = st.kind
     if kind == DRAFT:
-        return heuristic(tb, st, lu, j, DEFAULT)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     if kind != ATTACK and kind != PLACE and kind != REACT and kind != BREAK:
-        return heuristic(tb, st, lu, j, DEFAULT)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     cand = np.empty(MAX_CAND, dtype=np.int64)
     m = battle_candidates(tb, st, lu, j, cand, limit)
     if m == 0:
-        return heuristic(tb, st, lu, j, DEFAULT)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
 
 
@@ -236,9 +236,9 @@ def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
 def drafter(tb, st, lu, j: int, pool, rollouts: int) -> np.int64:
     """Flat Monte Carlo over the draft actions; the heuristic battles."""
     if st.kind != DRAFT:
-        return heuristic(tb, st, lu, j, DEFAULT)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     cand = np.empty(MAX_CAND, dtype=np.int64)
     m = all_candidates(tb, st, lu, j, cand)
     if m == 0:
-        return heuristic(tb, st, lu, j, DEFAULT)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
