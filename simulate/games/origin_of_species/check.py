@@ -26,7 +26,6 @@ from rules.origin_of_species.constants import (
     BURROWING,
     CAMOUFLAGE,
     CARNIVORE,
-    COMMUNICATION,
     FAT_TISSUE,
     FEED,
     GAME_OVER,
@@ -143,9 +142,15 @@ def check_animals(tb, st) -> None:
             m = int(st.an_tr[s, a])
             assert m >> FAT_TISSUE == 0, f"seat {s} animal {a}: Fat/paired bits in an_tr"
             assert not (m >> CARNIVORE & 1 and m >> SCAVENGER & 1), "Carnivore with Scavenger"
-            need = 1 + sum(int(tb.food[t]) for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE) if m >> t & 1)
+            need = 1 + sum(
+                int(tb.food[t]) for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE) if m >> t & 1
+            )
             assert int(st.an_need[s, a]) == need, f"seat {s} animal {a}: need {st.an_need[s, a]}"
-            food, fat, cards = int(st.an_food[s, a]), int(st.an_fat[s, a]), int(st.an_fat_cards[s, a])
+            food, fat, cards = (
+                int(st.an_food[s, a]),
+                int(st.an_fat[s, a]),
+                int(st.an_fat_cards[s, a]),
+            )
             assert 0 <= food <= need, f"seat {s} animal {a}: food {food} of need {need}"
             assert 0 <= fat <= cards, f"seat {s} animal {a}: fat {fat} on {cards} Fat Tissue"
             assert int(st.an_links[s, a]) == links[a], f"seat {s} animal {a}: link count"

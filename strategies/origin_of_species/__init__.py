@@ -1,0 +1,58 @@
+"""Origin of Species bots: ``random``, ``heuristic``, ``search``."""
+
+from rules.origin_of_species.options import OPTIONS
+from strategies.core.registry import Registry, StrategyInfo, StrategyParam
+from strategies.origin_of_species.bots import HEURISTIC, RANDOM, SEARCH
+from strategies.origin_of_species.heuristic import DEFAULTS
+
+_H = DEFAULTS
+REGISTRY = Registry(
+    "origin-of-species",
+    [
+        StrategyInfo(
+            "random",
+            RANDOM,
+            "uniform over the legal choices of every decision (allowed ones under restricted play)",
+        ),
+        StrategyInfo(
+            "heuristic",
+            HEURISTIC,
+            "values each play by the change in expected points under a food-sharing model; "
+            "feeds the nearest-to-fed animal, attacks when worth more than a red token",
+            (
+                StrategyParam("animals", _H[0], 0.0, 3.0, "weight of a new animal (vs traits)"),
+                StrategyParam("caution", _H[1], 0.1, 3.0, "how much food demand counts"),
+                StrategyParam("aggression", _H[2], 0.0, 3.0, "willingness to attack (0: never)"),
+                StrategyParam("defence", _H[3], 0.0, 3.0, "value of defensive traits"),
+                StrategyParam("carnivore", _H[4], 0.0, 3.0, "value of playing Carnivore"),
+                StrategyParam("parasite", _H[5], 0.0, 3.0, "value of Parasites on opponents"),
+                StrategyParam("fat", _H[6], 0.0, 3.0, "value of Fat Tissue and stored fat"),
+                StrategyParam("links", _H[7], 0.0, 3.0, "value of paired traits' food"),
+                StrategyParam(
+                    "utility",
+                    _H[8],
+                    0.0,
+                    3.0,
+                    "value of Piracy, Hibernation, Grazing, Scavenger (0: never used)",
+                ),
+                StrategyParam("pass_at", _H[9], -1.0, 5.0, "pass development below this value"),
+                StrategyParam("tail_first", _H[10], 0.0, 1.0, "1: Tail Loss before Running"),
+                StrategyParam(
+                    "fat_bank", _H[11], 0.0, 30.0, "convert fat once the bank is this low"
+                ),
+            ),
+        ),
+        StrategyInfo(
+            "search",
+            SEARCH,
+            "flat Monte Carlo over development (and feeding) choices, heuristic rollouts on "
+            "determinised copies",
+            (
+                StrategyParam("rollouts", 8.0, 1.0, 64.0, "rollouts per candidate action"),
+                StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
+                StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
+            ),
+        ),
+    ],
+    options=OPTIONS,
+)

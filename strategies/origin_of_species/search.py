@@ -1,0 +1,203 @@
+"""Flat Monte Carlo search for Origin of Species, compiled: the engine plays the rollouts.
+
+At a development decision (and, with ``feed`` on, at every feeding decision) the bot lists
+candidate actions and plays each out ``rollouts`` times to the end of the game with the
+default heuristic in every seat; the best mean result wins (1 for a win, 1/k for a shared
+win, plus a hundredth of the score margin over the best opponent). Other decisions (defence,
+chains, scavengers) use the default heuristic.
+
+Candidates: in development the heuristic's choice, passing, and for each card type in hand
+its top trait, its bottom trait (each at the heuristic's best place) and the card as an
+animal, the ``candidates`` best by the heuristic's values; in feeding the heuristic's choice
+and then the legal actions from a random start, up to ``candidates``.
+
+Rollouts never see hidden information: each starts from a *determinised* copy
+(:func:`determinise`): the chance and bot streams are reseeded from the bot's own stream,
+and the cards the bot cannot see (the other hands and the deck) are dealt again at random
+from the cards it has not seen (all cards, less its own hand, the traits ever played face
+up and its own animal cards). The i-th rollout of every candidate uses the same
+determinisation (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import bounded, mix64, next_u64, shuffle
+from rules.origin_of_species.constants import (
+    DEVELOP,
+    FEED,
+    GAME_OVER,
+    MAX_CARDS,
+    PASS,
+    ROUND_DONE,
+)
+from rules.origin_of_species.engine import actions, advance, apply, final_result
+from rules.origin_of_species.options import option_of
+from rules.origin_of_species.state import CHANCE, N_STREAMS
+from strategies.origin_of_species.heuristic import (
+    DEFAULT_HP,
+    NEG,
+    NO_FORBID,
+    dev_context,
+    dev_option,
+    dev_option_id,
+    heuristic,
+)
+
+MAX_CAND = 32
+_SALT = np.uint64(0x9FB21C651E98DF25)
+
+
+@jit
+def determinise(tb, sim, seat, key) -> None:
+    """Resample what ``seat`` cannot know: future dice and the unseen cards."""
+    for k in range(N_STREAMS):
+        x = mix64(key ^ (np.uint64(k + 1) * _SALT))
+        sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
+    n = tb.n_players
+    unseen = np.empty(MAX_CARDS, dtype=np.int8)
+    m = 0
+    for t in range(tb.n_types):
+        u = tb.type_copies[t] - sim.hand[seat, t] - sim.public_out[t] - sim.animal_out[seat, t]
+        for _ in range(u):
+            unseen[m] = t
+            m += 1
+    shuffle(unseen[:m], sim.rng, CHANCE)
+    i = 0
+    for q in range(n):
+        if q == seat:
+            continue
+        for t in range(tb.n_types):
+            sim.hand[q, t] = 0
+        for _ in range(sim.n_hand[q]):
+            sim.hand[q, unseen[i]] += 1
+            i += 1
+    for d in range(sim.deck_top, sim.deck_len):
+        sim.deck[d] = unseen[i]
+        i += 1
+
+
+@jit
+def rollout(tb, sim) -> None:
+    """Play ``sim`` to the end with the default heuristic in every seat."""
+    sim.verbose = 0
+    while True:
+        kind = advance(tb, sim)
+        sim.n_ev = 0
+        if kind == GAME_OVER:
+            return
+        if kind == ROUND_DONE:
+            continue
+        apply(tb, sim, heuristic(tb, sim, DEFAULT_HP, NO_FORBID, False))
+
+
+@jit
+def outcome(tb, sim, seat) -> float:
+    """1 for a win, 1/k for a shared win, 0 for a loss, plus 0.01 per point of margin."""
+    n = tb.n_players
+    winners = np.zeros(n, dtype=np.bool_)
+    final_result(tb, sim, winners)
+    count = 0
+    best_other = -(1 << 30)
+    for q in range(n):
+        count += winners[q]
+        if q != seat:
+            best_other = max(best_other, sim.score[q])
+    v = 1.0 / count if winners[seat] else 0.0
+    return v + 0.01 * (sim.score[seat] - best_other)
+
+
+@jit
+def forbidden_for(lineup, j, tb, st, a, strict) -> bool:
+    if not strict:
+        return False
+    o = option_of(tb, st, a)
+    return o >= 0 and lineup.forbid[j, o] != 0
+
+
+@jit
+def add(cand, m, a) -> np.int64:
+    for i in range(m):
+        if cand[i] == a:
+            return m
+    cand[m] = a
+    return m + 1
+
+
+@jit
+def candidates(lineup, j, tb, st, cand, limit, strict) -> np.int64:
+    """Fill ``cand`` with the actions to compare; return how many."""
+    fb = lineup.forbid[j]
+    first = heuristic(tb, st, DEFAULT_HP, fb, strict)
+    cand[0] = first
+    m = np.int64(1)
+    limit = min(limit, MAX_CAND)
+    if st.kind == DEVELOP:
+        s = st.actor
+        ctx = dev_context(tb, st, DEFAULT_HP, s)
+        vals = np.full(3 * tb.n_types, NEG)
+        acts = np.full(3 * tb.n_types, np.int64(-1))
+        for ty in range(tb.n_types):
+            if st.hand[s, ty] == 0:
+                continue
+            for side in range(3):
+                if strict and fb[dev_option_id(tb, ty, side)]:
+                    continue
+                if side < 2 and (tb.type_top[ty] if side == 0 else tb.type_bot[ty]) < 0:
+                    continue
+                v, a = dev_option(tb, st, DEFAULT_HP, s, ty, side, ctx)
+                if a >= 0:
+                    vals[3 * ty + side] = v
+                    acts[3 * ty + side] = a
+        m = add(cand, m, np.int64(PASS))
+        order = np.argsort(-vals)
+        for i in order:
+            if m >= limit or acts[i] < 0:
+                break
+            m = add(cand, m, acts[i])
+        return m
+    total = actions(tb, st, -1)
+    start = bounded(st.rng, 1 + st.actor, total) if total > 0 else 0
+    for i in range(total):
+        if m >= limit:
+            break
+        a = actions(tb, st, (start + i) % total)
+        if not forbidden_for(lineup, j, tb, st, a, strict):
+            m = add(cand, m, a)
+    return m
+
+
+@jit
+def search(lineup, j, tb, st, pool, strict) -> np.int64:
+    """Flat Monte Carlo choice for ``st.actor`` (``pool``: at least two spare states)."""
+    p = lineup.params[j]
+    rollouts = np.int64(p[0])
+    limit = np.int64(p[1])
+    feed = p[2] >= 0.5
+    kind = st.kind
+    if not (kind == DEVELOP or (kind == FEED and feed)):
+        return heuristic(tb, st, DEFAULT_HP, lineup.forbid[j], strict)
+    cand = np.empty(MAX_CAND, dtype=np.int64)
+    m = candidates(lineup, j, tb, st, cand, limit, strict)
+    if m == 1:
+        return cand[0]
+    seat = st.actor
+    value = np.zeros(m)
+    base = next_u64(st.rng, 1 + seat)
+    for i in range(rollouts):
+        key = mix64(base + np.uint64(i) * _SALT)
+        pool[0] = st
+        determinise(tb, pool[0], seat, key)
+        for c in range(m):
+            pool[1] = pool[0]
+            sim = pool[1]
+            apply(tb, sim, cand[c])
+            rollout(tb, sim)
+            value[c] += outcome(tb, sim, seat)
+    best = 0
+    for c in range(1, m):
+        if value[c] > value[best]:
+            best = c
+    return cand[best]
