@@ -162,12 +162,15 @@ class CardPool:
     def describe(self) -> str:
         """One line for reports: which card file, how many dinos, provisional or not."""
         n_base = sum(d.set == "base" for d in self.dinos)
-        kind = (
-            "PROVISIONAL (only the T-Rex's first card is published; the rest follows the "
-            "seed's facts)"
-            if self.provisional
-            else "every field marked known"
-        )
+        if not self.provisional:
+            kind = "every field marked known"
+        elif self.label == "provisional":
+            kind = (
+                "PROVISIONAL (only the T-Rex's first card is published; the rest follows the "
+                "seed's facts)"
+            )
+        else:
+            kind = "PROVISIONAL (fields not marked known)"
         return (
             f"cards '{self.label}' ({len(self.dinos)} dino versions, {n_base} base; {kind}; "
             f"sha256 {self.sha256[:12]})"
