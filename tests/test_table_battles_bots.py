@@ -55,7 +55,7 @@ def test_heuristic_beats_random():
 
 
 def test_search_beats_heuristic():
-    n = 120
+    n = 200
     assert share("search[rollouts=4,candidates=4],heuristic", n) > bound(n, 4)
 
 

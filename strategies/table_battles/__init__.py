@@ -22,7 +22,7 @@ REGISTRY = Registry(
             (
                 StrategyParam("threshold", _H[0], -5.0, 10.0, "attack when its value reaches this"),
                 StrategyParam("flip_value", _H[1], 0.0, 10.0, "markers a face-up card is worth"),
-                StrategyParam("provoke", _H[2], 0.0, 5.0, "value of forcing a reaction"),
+                StrategyParam("provoke", _H[2], 0.0, 10.0, "value of forcing a reaction"),
                 StrategyParam("react", _H[3], 0.0, 3.0, "weight of reactions when placing dice"),
                 StrategyParam("rating", _H[4], 0.0, 3.0, "weight of the printed draft rating"),
                 StrategyParam("synergy", _H[5], 0.0, 5.0, "weight of each new accepted die face"),
