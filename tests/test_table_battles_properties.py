@@ -79,7 +79,7 @@ def test_invariants_hold_and_the_compiled_loop_agrees(
     if setup == "draft":
         assert len(game.drafts) == 2 * draft_hand  # every dealt card is acted on once
     tbs, lus, states = build(p, cards, lineup)
-    out = np.zeros((1, 4), dtype=np.int64)
+    out = np.zeros((1, 5), dtype=np.int64)
     with np.errstate(over="ignore"):
         play_games(tbs[0], lus[0], states, np.uint64(seed), game_id, game_id + 1, False, out)
     assert out[0, 0] == game.winner and out[0, 1] == game.end_reason and out[0, 2] == game.turns

@@ -208,7 +208,7 @@ def play_checked(
 @jit
 def play_games(tb, lu, states, seed, start: int, stop: int, rotate: bool, out) -> None:
     """Play games ``start .. stop-1``; ``out[g - start]`` = (winning lineup position or -1,
-    end reason, turns, seat of lineup position 0)."""
+    end reason, turns, seat of lineup position 0, lineup position of the first player)."""
     st = states[0]
     pool = states[1:]
     for gid in range(start, stop):
@@ -229,6 +229,7 @@ def play_games(tb, lu, states, seed, start: int, stop: int, rotate: bool, out) -
         out[g, 1] = st.end_reason
         out[g, 2] = st.turn
         out[g, 3] = rot
+        out[g, 4] = st.first_seat ^ rot
 
 
 def match(
@@ -242,7 +243,7 @@ def match(
 ) -> np.ndarray:
     """Play ``n_games`` compiled games; rows as :func:`play_games` writes them."""
     tbs, lus, states = build(params, data, lineup, forbid)
-    out = np.zeros((n_games, 4), dtype=np.int64)
+    out = np.zeros((n_games, 5), dtype=np.int64)
     with np.errstate(over="ignore"):
         play_games(tbs[0], lus[0], states, np.uint64(seed), 0, n_games, rotate, out)
     return out
@@ -288,10 +289,12 @@ def main(argv: list[str] | None = None) -> None:
     wins, losses, capped = (int((out[:, 0] == v).sum()) for v in (0, 1, -1))
     share = (wins + 0.5 * capped) / n
     half = 1.96 * (share * (1 - share) / n) ** 0.5
+    decided = out[out[:, 0] >= 0]
+    first = float((decided[:, 0] == decided[:, 4]).mean()) if len(decided) else 0.0
     print(
         f"{args.lineup}: first position {100 * share:.1f}% ± {100 * half:.1f} "
         f"({wins} wins, {losses} losses, {capped} capped; {n} games, seed {args.seed}, "
-        f"{dt:.1f} s)"
+        f"{dt:.1f} s); the first player won {100 * first:.1f}% of decided games"
     )
 
 
