@@ -36,6 +36,11 @@ B_SHARP = np.int64(1) << SHARP_VISION
 B_BURROW = np.int64(1) << BURROWING
 B_CARN = np.int64(1) << CARNIVORE
 B_PARA = np.int64(1) << PARASITE
+YES = np.bool_(True)
+NO = np.bool_(False)
+ONE = np.int64(1)
+"""Arguments for compiled calls: numpy scalars, not literals (numba compiles one copy of a
+function per literal argument value)."""
 
 
 @jit_inline
@@ -47,7 +52,7 @@ def popcount(x: np.int64) -> np.int64:
     return (x + (x >> 8) + (x >> 16)) & 0x3F
 
 
-@jit
+@jit_inline
 def emit(st, kind, a, b, c, d, e, f, g, h, i, j, k, l) -> None:
     """Append an event record (round first); beyond ``EV_CAP`` it is counted in ``ev_lost``."""
     n = st.n_ev
@@ -103,7 +108,7 @@ def symb_ok(st, s, a) -> bool:
     return True
 
 
-@jit_inline
+@jit
 def room(st, s, a, fat: bool) -> np.int64:
     """Tokens ``a`` could receive now: the rest of its need, plus free fat when ``fat``;
     0 while it hibernates or waits for its symbiont."""
@@ -119,14 +124,14 @@ def room(st, s, a, fat: bool) -> np.int64:
     return r
 
 
-@jit_inline
+@jit
 def red_ok(tb, st, s, a) -> bool:
     """``a`` may take a red token from the bank now (the bank is not empty)."""
     if st.bank <= 0:
         return False
     if st.an_flags[s, a] & F_NO_RED and not tb.red_after_attack:
         return False
-    return room(st, s, a, True) > 0
+    return room(st, s, a, YES) > 0
 
 
 @jit
@@ -253,7 +258,7 @@ def remove_animal(st, s, a) -> np.int64:
     """Discard ``a`` with all its traits and every paired trait joined to it, into its owner's
     pile (a Parasite too); returns the cards discarded."""
     cards = 1 + popcount(st.an_tr[s, a]) + st.an_fat_cards[s, a]
-    l = 0
+    l = np.int64(0)
     while l < st.n_ln[s]:
         if st.ln_a[s, l] == a or st.ln_b[s, l] == a:
             remove_link(st, s, l)
@@ -336,7 +341,7 @@ def kth_droppable(tb, st, s, a, k) -> tuple[np.int64, np.int64]:
 # ---------------------------------------------------------------- attacks
 
 
-@jit_inline
+@jit
 def burrowed(tb, st, o, t) -> bool:
     """A fed burrower (hibernating counts as fed when ``hib_burrow``)."""
     if st.an_food[o, t] >= st.an_need[o, t]:
@@ -344,7 +349,7 @@ def burrowed(tb, st, o, t) -> bool:
     return tb.hib_burrow != 0 and (st.an_flags[o, t] & F_HIB) != 0
 
 
-@jit_inline
+@jit
 def target_ok(tb, st, s, a, o, t) -> bool:
     """Carnivore (s, a) may attack (o, t) as far as the target's passive traits go: not itself;
     Swimming on both or neither; High Body Weight only by High Body Weight; Camouflage only
@@ -367,7 +372,9 @@ def target_ok(tb, st, s, a, o, t) -> bool:
 @jit
 def link_target(st, s, l) -> np.int64:
     """The animal an armed link would feed."""
-    return st.ln_b[s, l] if st.ln_armed[s, l] == 1 else st.ln_a[s, l]
+    if st.ln_armed[s, l] == 1:
+        return np.int64(st.ln_b[s, l])
+    return np.int64(st.ln_a[s, l])
 
 
 @jit
@@ -378,7 +385,7 @@ def fireable(tb, st, s, l) -> bool:
     x = link_target(st, s, l)
     if st.ln_kind[s, l] == LINK_COMM:
         return red_ok(tb, st, s, x)
-    return room(st, s, x, True) > 0
+    return room(st, s, x, YES) > 0
 
 
 @jit

@@ -45,6 +45,9 @@ from rules.origin_of_species.board import (
     B_PARA,
     B_SHARP,
     B_SWIM,
+    NO,
+    ONE,
+    YES,
     add_link,
     arm,
     burrowed,
@@ -156,6 +159,10 @@ from rules.origin_of_species.state import (
 (ST_ROUND, ST_DEV, ST_FOOD, ST_TURN, ST_TURN_CONT, ST_DEFEND, ST_SCAV, ST_CHAIN, ST_EXTINCT,
  ST_ROUND_DONE, ST_NEXT, ST_OVER) = range(12)  # fmt: skip
 _STREAM_SALT = np.uint64(0xA0761D6478BD642F)
+COUNT = np.int64(-1)
+"""``k`` of :func:`actions` asking for the number of legal actions (an int64, not a literal:
+numba compiles a separate copy of a function for every literal argument)."""
+FIRST = np.int64(0)
 B_SCAV = np.int64(1) << SCAVENGER
 B_RUN = np.int64(1) << RUNNING
 B_MIMIC = np.int64(1) << MIMICRY
@@ -366,7 +373,7 @@ def dev_actions(tb, st, s, k) -> np.int64:
             tr = tb.type_top[ty] if side == 0 else tb.type_bot[ty]
             if tr < 0:
                 continue
-            m = trait_targets(tb, st, s, tr, -1)
+            m = trait_targets(tb, st, s, tr, COUNT)
             if k >= c and k < c + m:
                 return pack(OP_TOP + side, ty, 0, 0, 0) | trait_targets(tb, st, s, tr, k - c)
             c += m
@@ -379,7 +386,7 @@ def can_develop(tb, st, s) -> bool:
         return False
     if st.n_an[s] < MAX_ANIMALS:
         return True
-    return dev_actions(tb, st, s, -1) > 1
+    return dev_actions(tb, st, s, COUNT) > 1
 
 
 @jit
@@ -422,7 +429,7 @@ def carn_ready(tb, st, s, a) -> bool:
         return False
     if tb.one_carn_phase and st.carn_phase[s]:
         return False
-    return room(st, s, a, True) > 0
+    return room(st, s, a, YES) > 0
 
 
 @jit
@@ -548,7 +555,7 @@ def feed_actions(tb, st, s, k) -> np.int64:
 # ---------------------------------------------------------------- feeding: resolution
 
 
-@jit
+@jit_inline
 def start_chain(st, ret) -> None:
     st.ch_i = 0
     st.ret = ret
@@ -567,15 +574,15 @@ def fire(tb, st, s, l) -> None:
     if kind == LINK_COMM:
         st.bank -= 1
         st.r_red[s] += 1
-        give(st, s, x, 1, True)
+        give(st, s, x, ONE, YES)
         use(st, s, COMMUNICATION, 1)
-        arm(st, s, x, True)
+        arm(st, s, x, YES)
         if st.verbose:
             emit(st, EV_RED, s, x, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     else:
-        st.r_blue[s] += give(st, s, x, 1, True)
+        st.r_blue[s] += give(st, s, x, ONE, YES)
         use(st, s, COMMUNICATION + 1, 1)
-        arm(st, s, x, False)
+        arm(st, s, x, NO)
     if st.verbose:
         emit(st, EV_LINK, s, kind, frm, x, 0, 0, 0, 0, 0, 0, 0, 0)
 
@@ -698,10 +705,10 @@ def eat(tb, st) -> None:
         a -= 1
         st.at_a = a
     st.r_kills[s] += 1
-    d = give(st, s, a, tb.kill_food, True)
+    d = give(st, s, a, tb.kill_food, YES)
     st.r_blue[s] += d
     if d > 0:
-        arm(st, s, a, False)
+        arm(st, s, a, NO)
     st.sc_i = 0
     st.step = ST_SCAV
 
@@ -717,11 +724,11 @@ def scav_feed(tb, st, q, x) -> None:
     st.r_blue[q] += d
     use(st, q, SCAVENGER, d)
     if d > 0:
-        arm(st, q, x, False)
+        arm(st, q, x, NO)
     st.at_scav = q
     if st.verbose:
         emit(st, EV_SCAVENGE, q, x, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    finish_attack(tb, st, OUT_KILLED)
+    finish_attack(tb, st, np.int64(OUT_KILLED))
 
 
 @jit
@@ -737,7 +744,7 @@ def apply_defence(tb, st, action) -> None:
         use(st, o, RUNNING, 1)
         if roll >= tb.run_from:
             use(st, o, U_RUN_ESCAPES, 1)
-            finish_attack(tb, st, OUT_ESCAPED)
+            finish_attack(tb, st, np.int64(OUT_ESCAPED))
     elif op == OP_MIMIC:
         b = field(action, 0)
         st.an_flags[o, t] |= F_MIMIC
@@ -756,11 +763,11 @@ def apply_defence(tb, st, action) -> None:
         st.at_all |= 4
         st.at_last = DEF_TAIL_LOSS
         use(st, o, TAIL_LOSS, 1)
-        d = give(st, st.at_s, st.at_a, tb.tail_food, True)
+        d = give(st, st.at_s, st.at_a, tb.tail_food, YES)
         st.r_blue[st.at_s] += d
         if d > 0:
-            arm(st, st.at_s, st.at_a, False)
-        finish_attack(tb, st, OUT_TAIL_LOST)
+            arm(st, st.at_s, st.at_a, NO)
+        finish_attack(tb, st, np.int64(OUT_TAIL_LOST))
     else:
         eat(tb, st)
 
@@ -820,8 +827,8 @@ def feed_apply(tb, st, s, action) -> None:
         st.bank -= 1
         st.r_red[s] += 1
         into = 1 if st.an_food[s, a] >= st.an_need[s, a] else 0
-        give(st, s, a, 1, True)
-        arm(st, s, a, True)
+        give(st, s, a, ONE, YES)
+        arm(st, s, a, YES)
         if st.verbose:
             emit(st, EV_RED, s, a, 0, into, 0, 0, 0, 0, 0, 0, 0, 0)
         start_chain(st, ST_TURN_CONT)
@@ -843,12 +850,12 @@ def feed_apply(tb, st, s, action) -> None:
     elif op == OP_PIRACY:
         st.an_food[o, b] -= 1
         st.an_flags[s, a] |= F_PIRATED
-        d = give(st, s, a, 1, tb.pirate_fat != 0)
+        d = give(st, s, a, ONE, tb.pirate_fat != 0)
         use(st, s, PIRACY, 1)
         if st.verbose:
             emit(st, EV_PIRACY, s, a, o, b, 0, 0, 0, 0, 0, 0, 0, 0)
         if d > 0:
-            arm(st, s, a, False)
+            arm(st, s, a, NO)
             start_chain(st, ST_TURN_CONT)
     elif op == OP_GRAZE:
         st.bank -= 1
@@ -970,7 +977,8 @@ def advance(tb, st) -> np.int64:
     """Run the automatic rules until a decision is needed; return its kind.
 
     Returns the pending kind again if called before :func:`apply`; ``ROUND_DONE`` once after
-    every round (its counters are complete) and ``GAME_OVER`` at the end."""
+    every round (its counters are complete) and ``GAME_OVER`` at the end. With ``st.pause``
+    set it also returns ``NO_DECISION`` once just before each extinction (for checks)."""
     if st.kind != NO_DECISION:
         return st.kind
     n = tb.n_players
@@ -1007,7 +1015,7 @@ def advance(tb, st) -> np.int64:
             while st.ch_i < n:
                 s = (st.turn + st.ch_i) % n
                 c = 0
-                only = -1
+                only = np.int64(-1)
                 for l in range(st.n_ln[s]):
                     if fireable(tb, st, s, l):
                         c += 1
@@ -1024,22 +1032,22 @@ def advance(tb, st) -> np.int64:
                     return np.int64(LINK)
             st.step = st.ret
         elif step == ST_DEFEND:
-            if defend_actions(tb, st, -1) == 1:
-                apply_defence(tb, st, defend_actions(tb, st, 0))
+            if defend_actions(tb, st, COUNT) == 1:
+                apply_defence(tb, st, defend_actions(tb, st, FIRST))
                 continue
             st.actor = st.tg_s
             st.kind = DEFEND
             return np.int64(DEFEND)
         elif step == ST_SCAV:
             if st.sc_i >= n:
-                finish_attack(tb, st, OUT_KILLED)
+                finish_attack(tb, st, np.int64(OUT_KILLED))
                 continue
-            c = scav_actions(tb, st, -1)
+            c = scav_actions(tb, st, COUNT)
             if c == 0:
                 st.sc_i += 1
             elif c == 1:
                 q = (st.at_s + st.sc_i) % n
-                scav_feed(tb, st, q, field(scav_actions(tb, st, 0), 8))
+                scav_feed(tb, st, q, field(scav_actions(tb, st, FIRST), 8))
             else:
                 st.actor = (st.at_s + st.sc_i) % n
                 st.kind = SCAVENGE
@@ -1077,6 +1085,11 @@ def advance(tb, st) -> np.int64:
             st.idle = 0
             st.step = ST_TURN
         elif step == ST_EXTINCT:
+            if st.pause == 1:  # checks and tests look at the table just before extinction
+                st.pause = 2
+                return np.int64(NO_DECISION)
+            if st.pause == 2:
+                st.pause = 1
             extinction_and_draw(tb, st)
             st.step = ST_ROUND_DONE
         elif step == ST_ROUND_DONE:
@@ -1145,7 +1158,7 @@ def actions(tb, st, k) -> np.int64:
 @jit
 def is_legal(tb, st, action) -> bool:
     """``action`` is one of :func:`actions` (for tests and checks; linear in their number)."""
-    for k in range(actions(tb, st, -1)):  # noqa: SIM110
+    for k in range(actions(tb, st, COUNT)):  # noqa: SIM110
         if actions(tb, st, k) == action:
             return True
     return False

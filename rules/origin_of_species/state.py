@@ -219,6 +219,7 @@ STATE = np.dtype(
         ("n_ev", np.int64),
         ("ev_lost", np.int64),
         ("verbose", np.int64),
+        ("pause", np.int64),  # 1: advance stops (returns NO_DECISION) before each extinction
         ("rng", np.uint64, (N_STREAMS,)),
     ],
     align=True,

@@ -48,7 +48,7 @@ REGISTRY = Registry(
             "flat Monte Carlo over development (and feeding) choices, heuristic rollouts on "
             "determinised copies",
             (
-                StrategyParam("rollouts", 8.0, 1.0, 64.0, "rollouts per candidate action"),
+                StrategyParam("rollouts", 12.0, 1.0, 64.0, "rollouts per candidate action"),
                 StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
                 StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
             ),

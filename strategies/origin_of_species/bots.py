@@ -14,7 +14,7 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import bounded
-from rules.origin_of_species.engine import actions
+from rules.origin_of_species.engine import COUNT, actions
 from rules.origin_of_species.options import option_of
 from strategies.origin_of_species.heuristic import heuristic
 from strategies.origin_of_species.search import search
@@ -40,7 +40,7 @@ def has_forbids(lineup, j) -> bool:
 def allowed_count(lineup, j, tb, st) -> np.int64:
     """Legal actions of the pending decision that use no forbidden option."""
     c = np.int64(0)
-    for k in range(actions(tb, st, -1)):
+    for k in range(actions(tb, st, COUNT)):
         if not forbidden(lineup, j, tb, st, actions(tb, st, k)):
             c += 1
     return c
@@ -49,7 +49,7 @@ def allowed_count(lineup, j, tb, st) -> np.int64:
 @jit
 def allowed_kth(lineup, j, tb, st, i) -> np.int64:
     """The ``i``-th legal action that uses no forbidden option."""
-    for k in range(actions(tb, st, -1)):
+    for k in range(actions(tb, st, COUNT)):
         a = actions(tb, st, k)
         if not forbidden(lineup, j, tb, st, a):
             if i == 0:
@@ -64,7 +64,7 @@ def restricted(lineup, j, tb, st) -> bool:
     of this decision uses none)."""
     if not has_forbids(lineup, j):
         return False
-    for k in range(actions(tb, st, -1)):
+    for k in range(actions(tb, st, COUNT)):
         if not forbidden(lineup, j, tb, st, actions(tb, st, k)):
             return True
     return False
@@ -76,7 +76,7 @@ def play_random(lineup, j, tb, st) -> np.int64:
     if restricted(lineup, j, tb, st):
         m = allowed_count(lineup, j, tb, st)
         return allowed_kth(lineup, j, tb, st, bounded(st.rng, 1 + st.actor, m))
-    n = actions(tb, st, -1)
+    n = actions(tb, st, COUNT)
     return actions(tb, st, bounded(st.rng, 1 + st.actor, n))
 
 

@@ -46,6 +46,8 @@ from rules.origin_of_species.board import (
     B_PARA,
     B_SHARP,
     B_SWIM,
+    NO,
+    YES,
     fireable,
     is_fed,
     link_target,
@@ -97,6 +99,8 @@ from rules.origin_of_species.constants import (
     TAIL_LOSS,
 )
 from rules.origin_of_species.engine import (
+    COUNT,
+    FIRST,
     carn_ready,
     defend_actions,
     fat_max,
@@ -110,10 +114,8 @@ from rules.origin_of_species.engine import (
 )
 
 N_HP = 12
-DEFAULTS = (1.0, 1.0, 0.3, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.25, 0.0, 0.0)
+DEFAULTS = (0.5, 1.5, 0.15, 0.3, 1.6, 1.0, 1.0, 1.0, 1.0, -0.5, 0.0, 0.0)
 """Default parameters (also the rollout policy of the search bot)."""
-DEFAULT_HP = np.array(DEFAULTS, dtype=np.float64)
-NO_FORBID = np.zeros(32, dtype=np.uint8)
 
 B_RUN = np.int64(1) << RUNNING
 B_MIMIC = np.int64(1) << MIMICRY
@@ -356,7 +358,7 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
             v -= 0.6 * hp[4]
         return v
     if tr == SHARP_VISION:
-        if m & B_CARN and prey_for(tb, st, s, a, B_SHARP) > prey_for(tb, st, s, a, 0):
+        if m & B_CARN and prey_for(tb, st, s, a, B_SHARP) > prey_for(tb, st, s, a, np.int64(0)):
             return base + 0.6 * hp[4]
         return base
     if tr == MIMICRY:
@@ -387,7 +389,7 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     per_animal = tr in (CARNIVORE, HIGH_BODY_WEIGHT, SWIMMING, SHARP_VISION, FAT_TISSUE)
     protective = tr in (BURROWING, CAMOUFLAGE, RUNNING, MIMICRY)
     protective = protective or tr in (TAIL_LOSS, POISONOUS)
-    pick = -1
+    pick = np.int64(-1)
     for a in range(st.n_an[s]):
         m = st.an_tr[s, a]
         if tr == FAT_TISSUE:
@@ -544,9 +546,9 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
         v0, a0 = NEG, np.int64(-1)
         v1, a1 = NEG, np.int64(-1)
         if tb.type_top[ty] >= 0 and not blocked(fb, strict, 1 + tb.type_top[ty]):
-            v0, a0 = dev_option(tb, st, hp, s, ty, 0, ctx)
+            v0, a0 = dev_option(tb, st, hp, s, ty, np.int64(0), ctx)
         if tb.type_bot[ty] >= 0 and not blocked(fb, strict, 1 + tb.type_bot[ty]):
-            v1, a1 = dev_option(tb, st, hp, s, ty, 1, ctx)
+            v1, a1 = dev_option(tb, st, hp, s, ty, np.int64(1), ctx)
         k0 = max(v0, 0.0)
         k1 = max(v1, 0.0)
         if a0 >= 0 and v0 - 0.1 * k1 > best:
@@ -556,7 +558,7 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
             best = v1 - 0.1 * k0
             choice = a1
         if animal_ok:
-            va, aa = dev_option(tb, st, hp, s, ty, 2, ctx)
+            va, aa = dev_option(tb, st, hp, s, ty, np.int64(2), ctx)
             va -= 0.1 * max(k0, k1)
             if aa >= 0 and va > best:
                 best = va
@@ -576,11 +578,11 @@ def attack_value(tb, st, s, c, o, t) -> float:
     n = tb.n_players
     w = 1.0 if n == 2 else 0.7
     ta = st.an_tr[o, t]
-    r = room(st, s, c, False)
+    r = room(st, s, c, NO)
     sc = stakes(tb, st, s, c)
     food = min(tb.kill_food, r)
     v_food = (sc + 1.0) if food >= r and r > 0 else 1.5 * food
-    v_food += 0.3 * (min(tb.kill_food, room(st, s, c, True)) - food)
+    v_food += 0.3 * (min(tb.kill_food, room(st, s, c, YES)) - food)
     harm = stakes(tb, st, o, t)
     v_harm = harm * w if o != s else -harm
     if not is_fed(st, o, t):
@@ -742,9 +744,9 @@ def drop_cost(tb, st, o, t, tr) -> float:
 def defend_choice(tb, st, hp, fb, strict) -> np.int64:
     o, t = st.tg_s, st.tg_a
     sv = stakes(tb, st, o, t)
-    m = defend_actions(tb, st, -1)
+    m = defend_actions(tb, st, COUNT)
     best = NEG
-    choice = defend_actions(tb, st, 0)
+    choice = defend_actions(tb, st, FIRST)
     tail_first = hp[10] >= 0.5
     for k in range(m):
         a = defend_actions(tb, st, k)

@@ -33,13 +33,12 @@ from rules.origin_of_species.constants import (
     PASS,
     ROUND_DONE,
 )
-from rules.origin_of_species.engine import actions, advance, apply, final_result
+from rules.origin_of_species.engine import COUNT, actions, advance, apply, final_result
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.state import CHANCE, N_STREAMS
 from strategies.origin_of_species.heuristic import (
-    DEFAULT_HP,
+    DEFAULTS,
     NEG,
-    NO_FORBID,
     dev_context,
     dev_option,
     dev_option_id,
@@ -56,6 +55,7 @@ def determinise(tb, sim, seat, key) -> None:
     for k in range(N_STREAMS):
         x = mix64(key ^ (np.uint64(k + 1) * _SALT))
         sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
+    sim.pause = 0
     n = tb.n_players
     unseen = np.empty(MAX_CARDS, dtype=np.int8)
     m = 0
@@ -80,8 +80,9 @@ def determinise(tb, sim, seat, key) -> None:
 
 
 @jit
-def rollout(tb, sim) -> None:
-    """Play ``sim`` to the end with the default heuristic in every seat."""
+def rollout(tb, sim, hp, fb, strict) -> None:
+    """Play ``sim`` to the end with the heuristic of parameters ``hp`` in every seat (``fb``
+    all zero, ``strict`` false: a runtime value, so the heuristic is compiled once)."""
     sim.verbose = 0
     while True:
         kind = advance(tb, sim)
@@ -90,7 +91,7 @@ def rollout(tb, sim) -> None:
             return
         if kind == ROUND_DONE:
             continue
-        apply(tb, sim, heuristic(tb, sim, DEFAULT_HP, NO_FORBID, False))
+        apply(tb, sim, heuristic(tb, sim, hp, fb, strict))
 
 
 @jit
@@ -127,16 +128,16 @@ def add(cand, m, a) -> np.int64:
 
 
 @jit
-def candidates(lineup, j, tb, st, cand, limit, strict) -> np.int64:
+def candidates(lineup, j, tb, st, hp, cand, limit, strict) -> np.int64:
     """Fill ``cand`` with the actions to compare; return how many."""
     fb = lineup.forbid[j]
-    first = heuristic(tb, st, DEFAULT_HP, fb, strict)
+    first = heuristic(tb, st, hp, fb, strict)
     cand[0] = first
     m = np.int64(1)
     limit = min(limit, MAX_CAND)
     if st.kind == DEVELOP:
         s = st.actor
-        ctx = dev_context(tb, st, DEFAULT_HP, s)
+        ctx = dev_context(tb, st, hp, s)
         vals = np.full(3 * tb.n_types, NEG)
         acts = np.full(3 * tb.n_types, np.int64(-1))
         for ty in range(tb.n_types):
@@ -147,18 +148,18 @@ def candidates(lineup, j, tb, st, cand, limit, strict) -> np.int64:
                     continue
                 if side < 2 and (tb.type_top[ty] if side == 0 else tb.type_bot[ty]) < 0:
                     continue
-                v, a = dev_option(tb, st, DEFAULT_HP, s, ty, side, ctx)
+                v, a = dev_option(tb, st, hp, s, ty, side, ctx)
                 if a >= 0:
                     vals[3 * ty + side] = v
                     acts[3 * ty + side] = a
         m = add(cand, m, np.int64(PASS))
-        order = np.argsort(-vals)
+        order = np.argsort(-vals, kind="mergesort")  # stable: the same order interpreted
         for i in order:
             if m >= limit or acts[i] < 0:
                 break
             m = add(cand, m, acts[i])
         return m
-    total = actions(tb, st, -1)
+    total = actions(tb, st, COUNT)
     start = bounded(st.rng, 1 + st.actor, total) if total > 0 else 0
     for i in range(total):
         if m >= limit:
@@ -177,10 +178,15 @@ def search(lineup, j, tb, st, pool, strict) -> np.int64:
     limit = np.int64(p[1])
     feed = p[2] >= 0.5
     kind = st.kind
+    hp = np.empty(len(DEFAULTS))
+    for i in range(len(DEFAULTS)):
+        hp[i] = DEFAULTS[i]
     if not (kind == DEVELOP or (kind == FEED and feed)):
-        return heuristic(tb, st, DEFAULT_HP, lineup.forbid[j], strict)
+        return heuristic(tb, st, hp, lineup.forbid[j], strict)
     cand = np.empty(MAX_CAND, dtype=np.int64)
-    m = candidates(lineup, j, tb, st, cand, limit, strict)
+    m = candidates(lineup, j, tb, st, hp, cand, limit, strict)
+    free = np.zeros(lineup.forbid.shape[1], dtype=np.uint8)
+    loose = lineup.ids[j] < 0  # false, but not a literal
     if m == 1:
         return cand[0]
     seat = st.actor
@@ -194,7 +200,7 @@ def search(lineup, j, tb, st, pool, strict) -> np.int64:
             pool[1] = pool[0]
             sim = pool[1]
             apply(tb, sim, cand[c])
-            rollout(tb, sim)
+            rollout(tb, sim, hp, free, loose)
             value[c] += outcome(tb, sim, seat)
     best = 0
     for c in range(1, m):

@@ -6,8 +6,9 @@ bots, and after every engine call checks the invariants: the cards are conserved
 tableaux, discard piles; by type through the public and private play records), food and fat
 within bounds, needs and link counts consistent, the food bank within its formula's range,
 every action legal, every trait played where the rules allow it, every attack legal for the
-traits it records, and, at every feeding decision, that extinction would remove exactly the
-unfed and poisoned animals. A broken invariant raises :class:`AssertionError` naming it.
+traits it records, and that each extinction removes exactly the unfed and poisoned animals
+(``st.pause`` stops the engine just before each extinction). A
+broken invariant raises :class:`AssertionError` naming it.
 
 :func:`play_games` is a compiled loop (heuristic or random bots, no logging) for measuring the
 engine's speed.
@@ -33,6 +34,7 @@ from rules.origin_of_species.constants import (
     MAX_PLAYERS,
     N_TRAITS,
     N_USES,
+    NO_DECISION,
     OP_ATTACK,
     PARASITE,
     ROUND_DONE,
@@ -82,6 +84,7 @@ class CheckedGame:
     attack_events: list[tuple[int, ...]]  # EV_ATTACK columns 1..
     animal_events: list[tuple[int, ...]]  # (round, seat, type)
     round_rows: list[dict] = dataclasses.field(default_factory=list)
+    max_animals: int = 0  # most animals one seat had at once
 
 
 def _pop(x: int) -> int:
@@ -225,11 +228,14 @@ def play_checked(
     seed: int,
     game_id: int,
     verbose: bool = False,
+    forbid: dict[int, tuple[str, ...]] | None = None,
 ) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
+    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
+    maps seats to the options (``rules.origin_of_species.options.OPTIONS``) their bots may
+    take only when nothing else is legal."""
     tbs = make_table(params, data, n_players)
     tb = tbs[0]
-    lus = REGISTRY.lineup_record(list(lineup))
+    lus = REGISTRY.lineup_record(list(lineup), forbid)
     lu = lus[0]
     states = new_states(3)
     st = states[0]
@@ -246,7 +252,9 @@ def play_checked(
         seed_streams(st.rng[: 1 + n], key, key)
         deal(tb, st)
         st.verbose = int(verbose)
+        st.pause = 1  # advance stops before each extinction for check_extinction
         check_cards(tb, st)
+        most = 0
         while True:
             kind = int(advance(tb, st))
             for e in np.array(st.ev[: st.n_ev]):
@@ -267,6 +275,10 @@ def play_checked(
             st.n_ev = 0
             check_cards(tb, st)
             check_animals(tb, st)
+            most = max(most, *(int(x) for x in st.n_an[:n]))
+            if kind == NO_DECISION:
+                check_extinction(tb, st)
+                continue
             if kind == ROUND_DONE:
                 assert lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}"
                 rows.append(
@@ -292,8 +304,6 @@ def play_checked(
             decisions += 1
             seat = int(st.actor)
             assert actions(tb, st, -1) >= 1, "a decision without actions"
-            if kind == FEED:
-                check_extinction(tb, st)
             action = int(choose(lu, seat, tb, st, pool))
             assert is_legal(tb, st, action), f"illegal action {action:#x} for decision {kind}"
             if kind == FEED and action >= 0 and action >> 32 == OP_ATTACK:
@@ -316,6 +326,7 @@ def play_checked(
         attack_events=attacks,
         animal_events=animals,
         round_rows=rows,
+        max_animals=most,
     )
 
 

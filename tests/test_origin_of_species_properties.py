@@ -1,0 +1,154 @@
+"""Origin of Species invariants over random seeds, player counts, rules and bots (hypothesis).
+
+Each example plays one game with every check of
+:func:`simulate.games.origin_of_species.check.play_checked` on: the cards are conserved (84 or
+168 across the deck, hands, tableaux and discard piles, and by card type), no animal holds
+more food than its need or more fat than its Fat Tissue, extinction removes exactly the unfed
+and poisoned animals, every food bank lies within its formula's range, every action is legal,
+every attack is legal for the traits it records, and every trait was played where the rules
+allow. The last test plays the same games compiled and as plain Python and compares them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from rules.origin_of_species.params import OosParameters
+from simulate.games.origin_of_species.check import play_checked
+from strategies.origin_of_species import REGISTRY
+
+P0 = OosParameters()
+DECK = P0.load_deck()
+ROOT = Path(__file__).resolve().parents[1]
+
+BOTS = hs.sampled_from(
+    [
+        "random",
+        "heuristic",
+        "heuristic[aggression=2,utility=3,carnivore=3]",
+        "heuristic[animals=2,pass_at=-1,parasite=3]",
+        "heuristic[tail_first=1,fat_bank=5,links=3,defence=3]",
+    ]
+)
+VARIANTS = hs.fixed_dictionaries(
+    {},
+    optional={
+        "last_round": hs.sampled_from(["next", "same"]),
+        "carnivore_once_per_phase": hs.booleans(),
+        "red_after_attack": hs.booleans(),
+        "mimicry_mandatory": hs.booleans(),
+        "mimicry_chain": hs.booleans(),
+        "tail_loss_parasite": hs.booleans(),
+        "feeding_pass_final": hs.booleans(),
+        "paired_once_per": hs.sampled_from(["action", "go-around"]),
+        "piracy_needs_hunger": hs.booleans(),
+        "piracy_into_fat": hs.booleans(),
+        "hibernation_in_last_round": hs.booleans(),
+        "symbiosis_blocks_fat": hs.booleans(),
+        "running_escape_from": hs.integers(1, 7),
+        "kill_food": hs.integers(0, 4),
+        "hand_size": hs.integers(2, 8),
+        "n_sets": hs.integers(0, 2),
+        "first_player": hs.just(0),
+    },
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=hs.integers(0, 2**40),
+    game_id=hs.integers(0, 10**6),
+    n=hs.integers(2, 8),
+    bots=hs.lists(BOTS, min_size=8, max_size=8),
+    rules=VARIANTS,
+)
+def test_invariants_hold(seed, game_id, n, bots, rules):
+    params = P0.with_values({k: str(v) for k, v in rules.items()})
+    if params.sets_for(n) * DECK.n_cards < params.hand_size * n:
+        params = params.with_values({"n_sets": "2"})
+    lineup = REGISTRY.lineup(",".join(bots[:n]), n)
+    game = play_checked(params, DECK, n, lineup, seed, game_id)
+    assert 1 <= game.rounds <= params.max_rounds(n, DECK)
+    best = max(game.scores)
+    tied = [q for q in range(n) if game.scores[q] == best]
+    most = max(game.discards[q] for q in tied)
+    assert game.winners == [q in tied and game.discards[q] == most for q in range(n)]
+    for q in range(n):
+        assert game.scores[q] == 2 * game.animals[q] + game.traits[q] + game.extra[q]
+    assert game.max_animals <= 32
+
+
+def test_same_seed_same_game_and_bots_do_not_change_the_dice():
+    lineup = REGISTRY.lineup("heuristic,random,heuristic", 3)
+    a = play_checked(P0, DECK, 3, lineup, 5, 17)
+    b = play_checked(P0, DECK, 3, lineup, 5, 17)
+    assert a.scores == b.scores and a.attack_events == b.attack_events
+    c = play_checked(P0, DECK, 3, REGISTRY.lineup("random", 3), 5, 17)
+    assert a.round_rows[0]["food_bank"] == c.round_rows[0]["food_bank"], "own dice stream"
+
+
+SCRIPT = """
+import hashlib
+import numpy as np
+from rules.origin_of_species.params import OosParameters
+from rules.origin_of_species.state import make_table, new_states
+from simulate.games.origin_of_species.check import play_checked, play_games
+from strategies.origin_of_species import REGISTRY
+p = OosParameters(); d = p.load_deck()
+h = hashlib.sha256()
+runs = ((4, "heuristic,random,heuristic[aggression=2],random", 3), (2, "heuristic", 2))
+for n, lineup, games in runs:
+    tb = make_table(p, d, n)
+    lu = REGISTRY.lineup_record(REGISTRY.lineup(lineup, n))
+    wins = np.zeros(n); rounds = np.zeros(1, np.int64); tallies = np.zeros((2, 20), np.int64)
+    with np.errstate(over="ignore"):
+        play_games(tb[0], lu[0], new_states(3), np.uint64(3), 0, games, wins, rounds, tallies)
+    h.update(repr((wins.tolist(), rounds.tolist(), tallies.tolist())).encode())
+g = play_checked(p, d, 3, REGISTRY.lineup("heuristic[tail_first=1],random,heuristic", 3), 9, 2)
+h.update(repr((g.scores, g.attack_events, g.trait_events, g.uses.tolist())).encode())
+# one search decision (its rollouts are whole games: slow as plain Python)
+from rules.core.rng import game_key, seed_streams
+from rules.origin_of_species.engine import advance, apply, deal
+from strategies.origin_of_species.bots import choose
+tb = make_table(p, d, 3)[0]
+spec = "search[rollouts=2,candidates=4],heuristic,heuristic"
+lu = REGISTRY.lineup_record(REGISTRY.lineup(spec, 3))[0]
+states = new_states(3)
+st = states[0]
+with np.errstate(over="ignore"):
+    key = np.uint64(game_key(np.uint64(4), np.uint64(0)))
+    seed_streams(st.rng[:4], key, key)
+    deal(tb, st)
+    kind = advance(tb, st)
+    while st.actor != 0:
+        apply(tb, st, choose(lu, st.actor, tb, st, states[1:]))
+        kind = advance(tb, st)
+    h.update(repr((int(kind), int(choose(lu, 0, tb, st, states[1:])), st.rng.tolist())).encode())
+print(h.hexdigest())
+"""
+
+
+def _run(disable_jit: bool) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1" if disable_jit else "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_compiled_equals_interpreted():
+    compiled, interpreted = _run(False), _run(True)
+    assert len(compiled) == len(hashlib.sha256().hexdigest())
+    assert compiled == interpreted
