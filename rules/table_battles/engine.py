@@ -222,7 +222,7 @@ def self_of(template: int) -> int:
     return 1
 
 
-@jit_inline
+@jit
 def modifiers(tb, st, a_s: int, a_t: int, h_s: int, h_t: int) -> int:
     """Hits added to an attack by (``a_s``, ``a_t``) on (``h_s``, ``h_t``): the Air/Water
     rules and the attacker's passives (Pteranodon, Utahraptor, Quetzalcoatlus)."""
@@ -242,7 +242,7 @@ def modifiers(tb, st, a_s: int, a_t: int, h_s: int, h_t: int) -> int:
     return m
 
 
-@jit_inline
+@jit
 def can_attack_with(tb, st, s: int, slot: int) -> bool:
     """The card can attack: face up, in play, an attack area and its dice ("Pair": two
     equal dice)."""
@@ -256,7 +256,7 @@ def can_attack_with(tb, st, s: int, slot: int) -> bool:
     return not tb.c_apair[card] or has_pair(st, s, slot)
 
 
-@jit_inline
+@jit
 def target_ok(tb, st, s: int, a_t: int, n_dice: int, t: int) -> bool:
     """Team member ``t`` of the opponent is a legal target for an attack by ``a_t`` with
     ``n_dice`` dice (the targeting restrictions and the dinos that ignore them)."""
@@ -283,7 +283,7 @@ def target_ok(tb, st, s: int, a_t: int, n_dice: int, t: int) -> bool:
     return True
 
 
-@jit_inline
+@jit
 def _basic_target(tb, st, s: int, a_t: int, t: int) -> bool:
     """``t`` passes Spinosaurus's and Deinocheirus's restrictions."""
     o = 1 - s
@@ -295,7 +295,7 @@ def _basic_target(tb, st, s: int, a_t: int, t: int) -> bool:
     return not (small and passive_vs(tb, st, o, t, P_GIANT_CLAWS, s, a_t))
 
 
-@jit_inline
+@jit
 def react_ok(tb, st, slot: int) -> int:
     """Whether the defender's card ``slot`` may react to the pending attack: 0 no,
     1 yes (mandatory), 2 yes but optional (an Air dino's Block against an Air attacker,
@@ -332,7 +332,7 @@ def react_ok(tb, st, slot: int) -> int:
     return 1
 
 
-@jit_inline
+@jit
 def place_ok(tb, st, slot: int, face: int, count: int) -> bool:
     """The active player may put ``count`` dice of ``face`` from the roll on card ``slot``."""
     s = st.active

@@ -88,7 +88,7 @@ def hp(lu, j: int, mode: int, i: int) -> float:
 # ---------------------------------------------------------------- valuing losses
 
 
-@jit_inline
+@jit
 def flip_cost(tb, st, s: int, t: int, fv: float) -> float:
     """What flipping the cheapest face-up card of (``s``, ``t``) costs, in markers: a card
     with dice on it costs more; the dino's last card removes it (a dino lost; the game lost
@@ -107,7 +107,7 @@ def flip_cost(tb, st, s: int, t: int, fv: float) -> float:
     return best
 
 
-@jit_inline
+@jit
 def loss(tb, st, s: int, t: int, hits: int, attacked: int, fv: float) -> float:
     """What ``hits`` on (``s``, ``t``) cost seat ``s`` if it resolves them the cheaper way."""
     if hits <= 0 or t < 0:
@@ -125,7 +125,7 @@ def loss(tb, st, s: int, t: int, hits: int, attacked: int, fv: float) -> float:
     return pay
 
 
-@jit_inline
+@jit
 def react_result(tb, st, r: int, fv: float, provoke: float) -> float:
     """The defender's net loss (its loss minus the attacker's) if it reacts with ``r``."""
     a = st.active
@@ -278,7 +278,7 @@ def h_break(tb, st, lu, j: int, mode: int) -> np.int64:
     return np.int64(PASS)
 
 
-@jit_inline
+@jit
 def react_worth(tmpl: int, n: int) -> float:
     """Rough value, in markers, of a reaction holding ``n`` dice."""
     if n <= 0:
@@ -304,7 +304,7 @@ def react_worth(tmpl: int, n: int) -> float:
     return 0.0
 
 
-@jit_inline
+@jit
 def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> float:
     s = st.active
     card = st.slot_card[s, slot]
