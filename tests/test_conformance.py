@@ -86,7 +86,7 @@ def test_tables_match_their_declaration_and_every_column_is_written(game):
     for t in game.logged_tables:
         assert tables[t.name].schema.equals(t.arrow()), t.name
     # Buffers filled with 0 and then with 1 beforehand: a column no kernel writes shows its fill.
-    a, b = (arrow_tables(setup, play_logs(setup, 3, True, 0, 40, poison=x)) for x in (0, 1))
+    a, b = (arrow_tables(setup, play_logs(setup, 3, True, 0, 40, poison=x), 0) for x in (0, 1))
     for name, table in a.items():
         for column in table.column_names:
             assert table[column].equals(b[name][column]), f"{name}.{column} is never written"

@@ -106,7 +106,7 @@ def test_rules_toml(tmp_path):
     f = tmp_path / "v.toml"
     f.write_text('game = "dkd"\nhand_size = 4\ndeck = "deck.csv"\n')
     values = read_rules_file(f, ("dino-kontra-dino", "dkd"))
-    p = DkdParameters().with_values(values, origin=str(f))
+    p = DkdParameters().with_values(values)
     assert p.hand_size == 4 and p.deck == str(deck.resolve())
     f.write_text('hand_size = "four"\n')
     with pytest.raises(RuleError, match="hand_size"):

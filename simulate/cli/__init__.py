@@ -60,5 +60,3 @@ def main(argv: list[str] | None = None) -> None:
     except EXITS as exc:
         sys.exit(getattr(exc, "exit_code", 0))
     sys.exit(rv if isinstance(rv, int) else 0)
-
-

@@ -103,5 +103,3 @@ def compare(
         )
     echo(f"win share moved between seats: {share_moved(seats) * 100:.2f} percentage points")
     echo(f"stored in {out.url}; dinolab report {run_dir} shows it")
-
-

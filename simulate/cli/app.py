@@ -23,5 +23,3 @@ app = typer.Typer(
 def echo(text: str = "", nl: bool = True) -> None:
     """Print a line of output (stdout)."""
     typer.echo(text, nl=nl)
-
-

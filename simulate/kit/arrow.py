@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-_NUMPY = {
+NUMPY_OF = {
     pa.int8(): np.int8,
     pa.int16(): np.int16,
     pa.int32(): np.int32,
@@ -18,7 +18,9 @@ _NUMPY = {
     pa.uint8(): np.uint8,
     pa.float32(): np.float32,
     pa.float64(): np.float64,
+    pa.bool_(): np.bool_,
 }
+"""The numpy type of a kernel buffer for each Arrow type a column may have."""
 
 
 def to_arrow(values: np.ndarray, type: pa.DataType) -> pa.Array:
@@ -27,7 +29,7 @@ def to_arrow(values: np.ndarray, type: pa.DataType) -> pa.Array:
     if type == pa.bool_():
         bits = np.packbits(np.asarray(values, dtype=np.bool_), bitorder="little")
         return pa.Array.from_buffers(type, n, [None, pa.py_buffer(bits)])
-    want = _NUMPY.get(type)
+    want = NUMPY_OF.get(type)
     if want is None:
         raise TypeError(f"no zero-copy conversion to {type}")
     data = np.ascontiguousarray(values, dtype=want)
@@ -46,12 +48,3 @@ def strings(labels: list[str]) -> pa.Array:
 def dictionary(codes: np.ndarray, labels: list[str]) -> pa.DictionaryArray:
     """A dictionary-encoded string column: int8 ``codes`` into ``labels``."""
     return pa.DictionaryArray.from_arrays(to_arrow(codes, pa.int8()), strings(labels))
-
-
-def table(columns: list[np.ndarray | pa.Array], schema: pa.Schema) -> pa.Table:
-    """A table of ``schema`` from kernel buffers (numpy) or ready Arrow arrays."""
-    arrays = [
-        c if isinstance(c, pa.Array) else to_arrow(c, f.type)
-        for c, f in zip(columns, schema, strict=True)
-    ]
-    return pa.Table.from_arrays(arrays, schema=schema)

@@ -1,8 +1,9 @@
 """The kernel's column buffers, made from the table declarations, and their Arrow tables.
 
 A game's buffers are a named tuple of ``meta`` (int64 ``[table, (rows written, capacity, most
-rows one game adds)]``) and one field per table; each table is a named tuple of ``meta`` (its
-row of the shared ``meta``, a view) and one numpy array per buffer of
+rows one game adds)]``), ``watch`` (the indices of the tables that grow, the only ones a
+kernel must check for room before a game) and one field per table; each table is a named tuple
+of ``meta`` (its row of the shared ``meta``, a view) and one numpy array per buffer of
 :meth:`~simulate.kit.tables.Table.buffer_specs`. numba compiles a kernel for these
 tuple types like any other argument and caches it (the classes live in this module, so the
 cache can name them). Kernels write ``logs.turns.seat[row]``: by name, so a column cannot be
@@ -40,7 +41,7 @@ def log_types(game: str, tables: Sequence[Table]) -> type:
         fields = ["meta", *(b.name for b in t.buffer_specs())]
         cls = collections.namedtuple(f"{slug}__{t.name}", fields, module=__name__)
         setattr(module, cls.__name__, cls)
-    names = ["meta", *(t.name for t in tables)]
+    names = ["meta", "watch", *(t.name for t in tables)]
     logs = collections.namedtuple(f"{slug}__logs", names, module=__name__)
     setattr(module, logs.__name__, logs)
     return logs
@@ -63,6 +64,9 @@ def allocate(
     (the conformance suite uses two poisons to find a column no kernel writes)."""
     spec = setup.game
     meta = np.zeros((len(spec.tables), 3), dtype=np.int64)
+    watch = np.array(
+        [i for i, t in enumerate(spec.tables) if t.expected_rows is not None], dtype=np.int64
+    )
     out = []
     for i, t in enumerate(spec.tables):
         on = (
@@ -85,7 +89,7 @@ def allocate(
             )
         meta[i] = (0, capacity, room)
         out.append(_table_type(spec.log_type, t.name)(meta[i], *arrays))
-    return spec.log_type(meta, *out)
+    return spec.log_type(meta, watch, *out)
 
 
 def reset(logs: Any) -> None:
@@ -97,7 +101,7 @@ def grow(logs: Any) -> tuple[Any, list[str]]:
     """``logs`` with more room in every table a further game might overflow, rows kept."""
     meta = logs.meta.copy()
     tables, grown = [], []
-    for i, (name, t) in enumerate(zip(logs._fields[1:], logs[1:], strict=True)):
+    for i, (name, t) in enumerate(zip(logs._fields[2:], logs[2:], strict=True)):
         rows, capacity, room = (int(x) for x in meta[i])
         if rows + room <= capacity:
             tables.append(type(t)(meta[i], *t[1:]))
@@ -111,17 +115,33 @@ def grow(logs: Any) -> tuple[Any, list[str]]:
         meta[i, CAPACITY] = bigger
         tables.append(type(t)(meta[i], *arrays))
         grown.append(name)
-    return type(logs)(meta, *tables), grown
+    return type(logs)(meta, logs.watch, *tables), grown
 
 
-def _values(column: Column, table: Any, rows: int) -> np.ndarray:
-    buf = getattr(table, column.buffer)
-    return buf[:rows] if column.index is None else buf[:rows, column.index]
+def _values(column: Column, table: Table, buf: Any, setup: Setup, start: int) -> np.ndarray:
+    """The rows written of one column (a kit-filled column computed)."""
+    rows = int(buf.meta[ROWS])
+    if column.fill:
+        return _filled(
+            column.fill, column.dtype, int(table.rows_per_game(setup)), rows, setup, start
+        )
+    values = getattr(buf, column.buffer)
+    return values[:rows] if column.index is None else values[:rows, column.index]
 
 
-def column_array(column: Column, table: Any, rows: int, setup: Setup) -> pa.Array:
+def _filled(fill: str, dtype: type, per_game: int, rows: int, setup: Setup, start: int):
+    """A kit-filled column of a table with ``per_game`` rows for each game from ``start``."""
+    n_games = rows // per_game
+    if fill == "n_players":
+        return np.full(rows, setup.n_players, dtype)
+    if fill == "seat":
+        return np.tile(np.arange(per_game, dtype=dtype), n_games)
+    return np.repeat(np.arange(start, start + n_games, dtype=dtype), per_game)
+
+
+def column_array(column: Column, table: Table, buf: Any, setup: Setup, start: int) -> pa.Array:
     """One column of a table's buffers as an Arrow array of the declared type."""
-    values = _values(column, table, rows)
+    values = _values(column, table, buf, setup, start)
     if column.lineup:
         labels = column.label_list(setup)
         code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
@@ -131,25 +151,25 @@ def column_array(column: Column, table: Any, rows: int, setup: Setup) -> pa.Arra
     return to_arrow(values, column.type)
 
 
-def arrow_tables(setup: Setup, logs: Any) -> dict[str, pa.Table]:
-    """Every logged table of a chunk, from its buffers (trace tables are not logged)."""
+def arrow_tables(setup: Setup, logs: Any, start: int) -> dict[str, pa.Table]:
+    """Every logged table of a chunk starting at game ``start``, from its buffers (trace
+    tables are not logged)."""
     out = {}
-    for t, buf in zip(setup.game.tables, logs[1:], strict=True):
+    for t, buf in zip(setup.game.tables, logs[2:], strict=True):
         if t.kind is Kind.TRACE:
             continue
-        rows = int(buf.meta[ROWS])
-        arrays = [column_array(c, buf, rows, setup) for c in t.columns]
+        arrays = [column_array(c, t, buf, setup, start) for c in t.columns]
         out[t.name] = pa.Table.from_arrays(arrays, schema=t.arrow())
     return out
 
 
-def view(setup: Setup, logs: Any) -> types.SimpleNamespace:
+def view(setup: Setup, logs: Any, start: int) -> types.SimpleNamespace:
     """The rows written, as numpy arrays: ``view.turns.seat``, ``view.players.winner`` ...
     (a category column gives its codes; 2-D buffers are there under their buffer name)."""
     tables = {}
-    for t, buf in zip(setup.game.tables, logs[1:], strict=True):
+    for t, buf in zip(setup.game.tables, logs[2:], strict=True):
         rows = int(buf.meta[ROWS])
         cols = {b.name: getattr(buf, b.name)[:rows] for b in t.buffer_specs()}
-        cols.update({c.name: _values(c, buf, rows) for c in t.columns})
+        cols.update({c.name: _values(c, t, buf, setup, start) for c in t.columns})
         tables[t.name] = types.SimpleNamespace(rows=rows, **cols)
     return types.SimpleNamespace(**tables)

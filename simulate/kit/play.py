@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from rules.core.errors import DinolabError
 from rules.core.jit import jit_disabled
-from simulate.kit.buffers import ROWS, allocate, arrow_tables, grow, reset, view
+from simulate.kit.buffers import CAPACITY, ROWS, allocate, arrow_tables, grow, reset, view
 from simulate.kit.spec import Setup
 
 
@@ -93,9 +93,15 @@ def play_logs(
 
 
 def _check_rows(setup: Setup, logs: Any, n_games: int) -> None:
-    """One games row per game, one players row per seat: a kernel that skips rows is a bug."""
+    """One games row per game, one players row per seat, no table past its capacity: a kernel
+    that breaks this is a bug (a table's declared ``rows_per_game`` is too small)."""
     want = {"games": n_games, "players": n_games * setup.n_players}
-    for t, buf in zip(setup.game.tables, logs[1:], strict=True):
+    for t, buf in zip(setup.game.tables, logs[2:], strict=True):
+        if int(buf.meta[ROWS]) > int(buf.meta[CAPACITY]):
+            raise KernelError(
+                f"{setup.game.name} kernel wrote {int(buf.meta[ROWS])} {t.name} rows into room "
+                f"for {int(buf.meta[CAPACITY])}: its declared rows per game are too few"
+            )
         if t.name in want and int(buf.meta[ROWS]) != want[t.name]:
             raise KernelError(
                 f"{setup.game.name} kernel wrote {int(buf.meta[ROWS])} {t.name} rows for "
@@ -107,19 +113,19 @@ def play(
     setup: Setup, seed: int, rotate: bool, start: int, stop: int, *, reuse: bool = False
 ) -> dict[str, pa.Table]:
     """Play games ``start .. stop-1`` and return one Arrow table per logged table."""
-    return arrow_tables(setup, play_logs(setup, seed, rotate, start, stop, reuse=reuse))
+    return arrow_tables(setup, play_logs(setup, seed, rotate, start, stop, reuse=reuse), start)
 
 
 def columns(setup: Setup, seed: int, rotate: bool, start: int, stop: int, **kw: Any) -> Any:
     """Games ``start .. stop-1`` as numpy columns: ``columns(...).turns.seat`` (for tests and
     notebooks; ``trace=True`` adds the trace tables, ``detail=False`` skips detail tables)."""
-    return view(setup, play_logs(setup, seed, rotate, start, stop, **kw))
+    return view(setup, play_logs(setup, seed, rotate, start, stop, **kw), start)
 
 
 def replay_text(setup: Setup, seed: int, rotate: bool, game_id: int) -> str:
     """Game ``game_id`` played again with its trace, as text a person can follow."""
     logs = play_logs(setup, seed, rotate, game_id, game_id + 1, trace=True)
-    return setup.game.render(setup, seed, game_id, view(setup, logs))
+    return setup.game.render(setup, seed, game_id, view(setup, logs, game_id))
 
 
 def warmup(setup: Setup) -> None:

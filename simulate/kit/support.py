@@ -2,9 +2,11 @@
 
 A chunk kernel has the signature ``kernel(*inputs, seed, rotate, start, first, stop, logs)``: it
 plays games ``first .. stop-1`` of the chunk that starts at ``start`` and returns the index of
-the first game it did not play. Before each game it calls :func:`room` and returns early when a
-table might overflow; the kit grows the buffers and calls again from there. Games are
-independent, so this never changes a row.
+the first game it did not play. A game with tables that grow (``expected_rows``) calls
+:func:`room` before each game and returns early when one might overflow; the kit grows the
+buffers and calls again from there. Games are independent, so this never changes a row. The
+other tables are allocated for the whole chunk, and a kernel without growing tables need not
+check (the kit still verifies afterwards that no table went past its capacity).
 
 Game ``gid`` is keyed by ``(seed, gid)``. With seat rotation the P games ``k*P .. k*P+P-1``
 share one deal (chance stream keyed by ``(seed, k)``; bot streams by ``(seed, gid)``) and rotate
@@ -35,9 +37,11 @@ def position(seat: int, rot: int, n: int) -> int:
 
 @jit_inline
 def room(logs) -> bool:
-    """Every table has room for one more game (``logs.meta`` holds every table's row counts)."""
+    """Every table that grows has room for one more game (the others were allocated for the
+    whole chunk; ``logs.meta`` holds every table's row counts, ``logs.watch`` the growing ones)."""
     meta = logs.meta
-    for t in range(meta.shape[0]):  # noqa: SIM110 (numba compiles no generators)
+    for i in range(logs.watch.shape[0]):
+        t = logs.watch[i]
         if meta[t, 0] + meta[t, 2] > meta[t, 1]:
             return False
     return True

@@ -29,19 +29,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from simulate.kit.arrow import NUMPY_OF
+
 if TYPE_CHECKING:
     from simulate.kit.spec import Setup
 
-NUMPY_OF = {
-    pa.int8(): np.int8,
-    pa.int16(): np.int16,
-    pa.int32(): np.int32,
-    pa.int64(): np.int64,
-    pa.uint8(): np.uint8,
-    pa.float32(): np.float32,
-    pa.float64(): np.float64,
-    pa.bool_(): np.bool_,
-}
 LABELS = pa.dictionary(pa.int8(), pa.string())
 """Arrow type of a category column: int8 codes into a list of labels."""
 
@@ -76,6 +68,10 @@ class Column:
     width: int | None = None
     lineup: bool = False
     """The buffer holds lineup positions; the column shows each position's strategy label."""
+    fill: str = ""
+    """Filled by the kit, not the kernel, in tables with a fixed count of rows per game (kind
+    ``GAME``): ``"game_id"`` (the game of the row), ``"seat"`` (the row within its game) or
+    ``"n_players"``. The kernel then writes nothing for it: fewer stores in the hot loop."""
 
     def __post_init__(self) -> None:
         if not self.buffer:
@@ -84,6 +80,8 @@ class Column:
             raise TypeError(f"column {self.name}: dictionary columns need labels, others none")
         if not pa.types.is_dictionary(self.type) and self.type not in NUMPY_OF:
             raise TypeError(f"column {self.name}: unsupported type {self.type}")
+        if self.fill not in FILLS:
+            raise TypeError(f"column {self.name}: fill must be one of {FILLS}")
 
     @property
     def dtype(self) -> type:
@@ -99,6 +97,9 @@ class Column:
     def describe(self) -> str:
         """The column's doc with its unit, for schema docs."""
         return f"{self.doc} ({self.unit})" if self.unit else self.doc
+
+
+FILLS = ("", "game_id", "seat", "n_players")
 
 
 def strategy(doc: str = "the bot in this seat (its label)") -> Column:
@@ -164,12 +165,15 @@ class Table:
         names = [c.name for c in self.columns] + [b.name for b in self.buffers]
         if len(set(names)) != len(names) or "meta" in names:
             raise ValueError(f"table {self.name} declares a name twice (or 'meta')")
+        if self.kind is not Kind.GAME and any(c.fill for c in self.columns):
+            raise ValueError(f"table {self.name}: only per-game tables have kit-filled columns")
 
     def buffer_specs(self) -> tuple[Buffer, ...]:
         """Every buffer the kernel fills, in declaration order."""
         out: dict[str, Buffer] = {}
         for c in self.columns:
-            out.setdefault(c.buffer, Buffer(c.buffer, c.dtype, c.width))
+            if not c.fill:
+                out.setdefault(c.buffer, Buffer(c.buffer, c.dtype, c.width))
         for b in self.buffers:
             out[b.name] = b
         return tuple(out.values())

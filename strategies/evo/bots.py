@@ -28,10 +28,10 @@ def play_random(tb, st) -> np.int64:
 def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
-    ``scratch`` is ``(work, pool)``: the heuristic's work record and at least two spare states
-    for the search bot's rollouts.
+    ``scratch`` is one :data:`~strategies.evo.search.SCRATCH` record: the heuristic's work
+    record and two spare states for the search bot's rollouts.
     """
-    wk, pool = scratch
+    wk = scratch.work
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         set_params(wk, lineup.params[j])
@@ -40,6 +40,6 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
         return play_random(tb, st)
     if sid == SEARCH:
         p = lineup.params[j]
-        return search(tb, st, wk, pool, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)
+        return search(tb, st, wk, scratch.worlds, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)
     set_defaults(wk)
     return heuristic(tb, st, wk)

@@ -31,10 +31,13 @@ from rules.evo.engine import (
     min_bid,
     pack,
 )
-from rules.evo.state import CHANCE, N_STREAMS
-from strategies.evo.heuristic import MAX_CAND, heuristic, set_defaults
+from rules.evo.state import CHANCE, N_STREAMS, STATE
+from strategies.evo.heuristic import MAX_CAND, WORK, heuristic, set_defaults
 
 _SALT = np.uint64(0x9FB21C651E98DF25)
+SCRATCH = np.dtype([("work", WORK), ("worlds", STATE, (2,))], align=True)
+"""The bots' scratch, one record: the heuristic's work record and two spare states for the
+search bot's rollouts."""
 
 
 @jit

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rules.core.jit import records
 from rules.dino_kontra_dino.deck import TRAITS, Deck, deck_csv
 from rules.dino_kontra_dino.params import MAX_PLAYERS, MIN_PLAYERS, DkdParameters
 from rules.dino_kontra_dino.state import make_table, new_states
@@ -18,6 +19,7 @@ from simulate.games.dino_kontra_dino.tables import TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup
 from strategies.dino_kontra_dino import REGISTRY
+from strategies.dino_kontra_dino.search import SCRATCH
 
 I8 = pa.int8()
 
@@ -33,7 +35,7 @@ def build_inputs(setup: Setup) -> tuple:
     tb = make_table(
         setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
     )
-    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(3)
+    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), records(1, SCRATCH)
 
 
 def _parquet_bytes(table: pa.Table) -> bytes:

@@ -19,8 +19,8 @@ from strategies.dino_kontra_dino.dispatch import choose
 
 def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
     """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
-    tables, lineups, states = setup.game.build_inputs(setup)  # fresh, not a kernel's scratch
-    tb, lu, st, pool = tables[0], lineups[0], states[0], states[1:]
+    tables, lineups, states, scratches = setup.game.build_inputs(setup)  # fresh, not a kernel's
+    tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     n, n_dinos = setup.n_players, int(tb.n_dinos)
     slots = np.zeros(n, dtype=np.int64)
     decisions = 0
@@ -40,7 +40,7 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
                 expect(sorted(held + pile + seen) == list(range(n_dinos)), "cards are lost")
             holder, ev = int(st.holder), int(st.events[st.turn])
             for s in range(n):
-                slots[s] = choose(lu, s, tb, st, s, pool)
+                slots[s] = choose(lu, s, tb, st, s, scratch)
                 expect(0 <= slots[s] < hl, f"seat {s} plays slot {slots[s]} of a hand of {hl}")
                 decisions += 1
             plays = [hands[s][int(slots[s])] for s in range(n)]

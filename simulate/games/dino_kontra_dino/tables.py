@@ -21,8 +21,8 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        Column("game_id", I64, "game index in the run; (seed, game_id) replays it"),
-        Column("n_players", I8, "players at the table"),
+        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        Column("n_players", I8, "players at the table", fill="n_players"),
         Column("rounds", I8, "events resolved", "rounds"),
         Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
         Column("n_winners", I8, "players sharing the victory (1 = outright)"),
@@ -36,8 +36,8 @@ PLAYERS = Table(
     "players",
     "one row per game and seat",
     (
-        Column("game_id", I64, "game index"),
-        Column("seat", I8, "seat, numbered clockwise from 0"),
+        Column("game_id", I64, "game index", fill="game_id"),
+        Column("seat", I8, "seat, numbered clockwise from 0", fill="seat"),
         strategy(),
         Column("events_won", I8, "event cards collected", "cards"),
         *group(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rules.core.jit import records
 from rules.evo.cards import CARDS
 from rules.evo.constants import MAX_PLAYERS, MIN_PLAYERS
 from rules.evo.maps import EvoMap, map_csv
@@ -19,7 +19,7 @@ from simulate.games.evo.replay import render
 from simulate.games.evo.tables import TABLES
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Variant
 from strategies.evo import REGISTRY
-from strategies.evo.heuristic import WORK
+from strategies.evo.search import SCRATCH
 
 
 def load_data(params: EvoParameters, n_players: int) -> EvoMap:
@@ -29,8 +29,7 @@ def load_data(params: EvoParameters, n_players: int) -> EvoMap:
 
 def build_inputs(setup: Setup) -> tuple:
     tb = make_table(setup.params, setup.data, setup.n_players)
-    work = np.zeros(1, WORK).view(np.recarray)
-    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(3), work
+    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), records(1, SCRATCH)
 
 
 def data_files(setup: Setup) -> dict[str, bytes]:

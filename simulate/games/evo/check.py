@@ -51,9 +51,8 @@ def check_board(tb, st) -> None:
 
 def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
     """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
-    tbs, lus, states, work = setup.game.build_inputs(setup)  # fresh, not a kernel's scratch
-    tb, lu, st = tbs[0], lus[0], states[0]
-    scratch = (work[0], states[1:])
+    tbs, lus, states, scratches = setup.game.build_inputs(setup)  # fresh, not a kernel's
+    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     n = setup.n_players
     cards: list[tuple[int, int, int, int]] = []
     bids: list[tuple[int, int, int, int, int, int]] = []

@@ -35,18 +35,17 @@ def popcount(x: np.int64) -> int:
 
 @jit
 def play_chunk(
-    tables, lineups, states, work, seed, rotate: bool, start: int, first: int, stop: int, logs
+    tables, lineups, states, scratches, seed, rotate: bool, start: int, first: int, stop: int, logs
 ) -> int:
     """Play games ``first .. stop-1`` of the chunk starting at ``start`` into ``logs``; return
     the first game not played (earlier than ``stop`` when a table needs room).
 
-    ``tables``, ``lineups``, ``states`` (the game, then spare states for search) and ``work``
-    (the heuristic's scratch) are record arrays. The logging is written out here rather than
-    in helper functions: every call that receives ``logs`` pays a reference count per buffer,
-    which cost more than the logging itself.
+    ``tables``, ``lineups``, ``states`` and ``scratches`` (the bots' work record and spare
+    states, :data:`~strategies.evo.search.SCRATCH`) are record arrays. The logging is written
+    out here rather than in helper functions: every call that receives ``logs`` pays a
+    reference count per buffer, which cost more than the logging itself.
     """
-    tb, lu, st = tables[0], lineups[0], states[0]
-    scratch = (work[0], states[1:])
+    tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     n = tb.n_players
     winners = np.zeros(n, dtype=np.bool_)
     gl, pl, tl, rl = logs.games, logs.players, logs.turns, logs.rounds
@@ -153,8 +152,6 @@ def play_chunk(
         count = 0
         for s in range(n):
             pr = p0 + s
-            pl.game_id[pr] = gid
-            pl.seat[pr] = s
             pl.strategy[pr] = position(s, rot, n)
             pl.points[pr] = st.points[s]
             pl.bonus[pr] = st.bonus[s]
@@ -168,8 +165,6 @@ def play_chunk(
             count += winners[s]
         pl.meta[0] = p0 + n
         g = claim(gl)
-        gl.game_id[g] = gid
-        gl.n_players[g] = n
         gl.rounds[g] = st.rnd + 1
         gl.winner_seat[g] = result
         gl.n_winners[g] = count

@@ -40,8 +40,8 @@ def _cards(setup) -> int:
 
 
 GAMES = Table("games", "one row per game", (
-    Column("game_id", I64, "game index in the run; (seed, game_id) replays it"),
-    Column("n_players", I8, "players at the table"),
+    Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+    Column("n_players", I8, "players at the table", fill="n_players"),
     Column("rounds", I8, "rounds played (the last one has no auction)", "rounds"),
     Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
     Column("n_winners", I8, "players sharing the victory (1 = outright)"),
@@ -50,8 +50,8 @@ GAMES = Table("games", "one row per game", (
     Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
 ), rows_per_game=lambda s: 1, kind=Kind.GAME)  # fmt: skip
 PLAYERS = Table("players", "one row per game and seat", (
-    Column("game_id", I64, "game index"),
-    Column("seat", I8, "seat, from 0"),
+    Column("game_id", I64, "game index", fill="game_id"),
+    Column("seat", I8, "seat, from 0", fill="seat"),
     strategy(),
     Column("points", I16, "evolution points at the end", "points"),
     Column("bonus", I8, "Váratlan gén points added for the final count", "points"),
