@@ -12,9 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_docs_schema_md_is_generated_from_the_declarations():
     current = (ROOT / "docs" / "schema.md").read_text()
-    assert current == schema_markdown(all_games()), (
-        "docs/schema.md is stale: run `make schema`"
-    )
+    assert current == schema_markdown(all_games()), "docs/schema.md is stale: run `make schema`"
 
 
 def test_the_readme_names_every_registered_game():

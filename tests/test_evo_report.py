@@ -69,6 +69,7 @@ def test_evo_report_and_paired_tail_variant(evo_run):
     assert var.games_logged == 200 and var.config["seed"] == base.config["seed"]
     assert compare.changed_rules(base, var) == {"initiative_tails": (True, False)}
     seats = compare.paired_by(base, var, "seat")
+
     # Recomputed from the Parquet files alone: each seat's win share in both runs on the games
     # the variant played, the paired change, and its interval with the deal (rotation) as the
     # cluster, so a pairing on the wrong rows or an unclustered interval fails here.

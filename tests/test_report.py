@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow.dataset as ds
 import pytest
-from simulate.rundir import Run
 
 from reports import common
 from reports import dino_kontra_dino as dkd
-from simulate.cli.analysis_commands import write_report
 from reports.stats import Z95
+from simulate.cli.analysis_commands import write_report
+from simulate.rundir import Run
 
 
 def table(run_dir, name):

@@ -12,11 +12,10 @@ import pytest
 
 fsspec = pytest.importorskip("fsspec")
 
-from simulate.rundir import Run  # noqa: E402
-
 from simulate.config import build_config  # noqa: E402
 from simulate.executors import InlineExecutor  # noqa: E402
 from simulate.manifest import read_manifest  # noqa: E402
+from simulate.rundir import Run  # noqa: E402
 from simulate.runner import run  # noqa: E402
 from simulate.storage import FsspecStore, open_store  # noqa: E402
 from simulate.verify import verify_run  # noqa: E402
