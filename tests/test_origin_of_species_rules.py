@@ -839,6 +839,17 @@ def test_tail_loss_drops_paired_trait_from_both_and_parasite():
     act(tb, st, pk(OP_TAIL, COMMUNICATION, 1, t, 0))
     assert st.n_ln[1] == 0 and st.an_links[1, 0] == 0 and st.an_links[1, 1] == 0
     assert st.discard_n[1] == 1, "one card, off both animals"
+    # dropping the Parasite lowers the need by its 2
+    tb, st = game(2)
+    st.n_an[:] = 0
+    animal(tb, st, 0, CARNIVORE)
+    animal(tb, st, 1, TAIL_LOSS, PARASITE, HIGH_BODY_WEIGHT)
+    animal(tb, st, 0, CARNIVORE, HIGH_BODY_WEIGHT)
+    feeding(tb, st, 0)
+    act(tb, st, pk(OP_ATTACK, 0, 1, 1, 0))
+    assert st.an_need[1, 0] == 4
+    act(tb, st, pk(OP_TAIL, PARASITE, 1, 0, 0))
+    assert st.an_need[1, 0] == 2 and st.an_tr[1, 0] == 1 << TAIL_LOSS | 1 << HIGH_BODY_WEIGHT
     tb, st = game(2, tail_loss_parasite=False)
     st.n_an[:] = 0
     animal(tb, st, 0, CARNIVORE)
@@ -913,14 +924,14 @@ def test_piracy_conditions():
     tb, st = game(2)
     st.n_an[:] = 0
     p = animal(tb, st, 0, PIRACY, HIGH_BODY_WEIGHT)
-    animal(tb, st, 1, HIGH_BODY_WEIGHT, food=1)  # unfed, holds food: a victim
+    animal(tb, st, 1, HIGH_BODY_WEIGHT, PARASITE, food=2)  # unfed, holds food: a victim
     animal(tb, st, 1, food=1)  # fed: no
     animal(tb, st, 1, HIGH_BODY_WEIGHT)  # no food: no
     feeding(tb, st, 3)
     pir = [a for a in legal(tb, st) if a > 0 and a >> 32 == OP_PIRACY]
     assert pir == [pk(OP_PIRACY, 0, 1, p, 0)]
     k = act(tb, st, pir[0])
-    assert st.an_food[0, p] == 1 and st.an_food[1, 0] == 0
+    assert st.an_food[0, p] == 1 and st.an_food[1, 0] == 1
     assert k == FEED and st.actor == 0, "Piracy goes with the turn's red token"
     assert all(a >> 32 != OP_PIRACY for a in legal(tb, st) if a > 0), "once per round"
     act(tb, st, pk(OP_RED, 0, 0, p))
@@ -1049,6 +1060,22 @@ def test_communication_chain_each_link_once():
     act(tb, st, pk(OP_RED, 0, 0, 0))
     assert [int(st.an_food[0, a]) for a in range(3)] == [1, 1, 1], "0 -> 1 -> 2, each once"
     assert st.bank == 7
+
+
+def test_communication_passes_on_red_tokens_only():
+    tb, st = game(2)
+    st.n_an[:] = 0
+    for _ in range(3):
+        animal(tb, st, 0, HIGH_BODY_WEIGHT)
+    link(st, 0, COOPERATION, 0, 1)
+    link(st, 0, COMMUNICATION, 1, 2)
+    animal(tb, st, 1)
+    feeding(tb, st, 5)
+    act(tb, st, pk(OP_RED, 0, 0, 0))
+    assert [int(st.an_food[0, a]) for a in range(3)] == [1, 1, 0], (
+        "animal 1's token is blue (Cooperation): its Communication does not fire"
+    )
+    assert st.bank == 4
 
 
 def test_communication_needs_a_partner_that_can_eat():
