@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from simulate.kit.arrow import dictionary, to_arrow
-from simulate.kit.tables import Column, Kind, Table
+from simulate.kit.tables import LABEL_LIST, Column, Kind, Table
 
 if TYPE_CHECKING:
     from simulate.kit.spec import Setup
@@ -129,6 +129,14 @@ def _values(column: Column, table: Table, buf: Any, setup: Setup, start: int) ->
     return values[:rows] if column.index is None else values[:rows, column.index]
 
 
+def _label_lists(codes: np.ndarray, labels: list[str]) -> pa.Array:
+    """A list-of-categories column from 2-D int8 codes padded with -1."""
+    keep = codes >= 0
+    offsets = np.zeros(len(codes) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum(keep.sum(axis=1))
+    return pa.ListArray.from_arrays(to_arrow(offsets, pa.int32()), dictionary(codes[keep], labels))
+
+
 def _filled(fill: str, dtype: type, per_game: int, rows: int, setup: Setup, start: int):
     """A kit-filled column of a table with ``per_game`` rows for each game from ``start``."""
     n_games = rows // per_game
@@ -146,6 +154,8 @@ def column_array(column: Column, table: Table, buf: Any, setup: Setup, start: in
         labels = column.label_list(setup)
         code = np.array([labels.index(x) for x in setup.labels], dtype=np.int8)
         return dictionary(code[values], labels)
+    if column.type == LABEL_LIST:
+        return _label_lists(values, column.label_list(setup))
     if column.labels is not None:
         return dictionary(values, column.label_list(setup))
     return to_arrow(values, column.type)

@@ -28,6 +28,7 @@ def schema_markdown(games: Sequence[GameSpec]) -> str:
             out.append("|---|---|---|---|")
             for c in t.columns:
                 kind = "category" if c.labels is not None or c.lineup else str(c.type)
+                kind = "list of categories" if str(c.type).startswith("list") else kind
                 out.append(f"| `{c.name}` | {kind} | {c.unit} | {c.doc} |")
             out.append("")
     return "\n".join(out)

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 LABELS = pa.dictionary(pa.int8(), pa.string())
 """Arrow type of a category column: int8 codes into a list of labels."""
+LABEL_LIST = pa.list_(LABELS)
+"""Arrow type of a column holding a list of categories per row (a team of dinos ...): its
+buffer is 2-D, ``width`` int8 codes per row, padded with -1."""
 
 
 class Kind(Enum):
@@ -76,9 +79,12 @@ class Column:
     def __post_init__(self) -> None:
         if not self.buffer:
             object.__setattr__(self, "buffer", self.name)
-        if pa.types.is_dictionary(self.type) != (self.labels is not None or self.lineup):
+        categorical = pa.types.is_dictionary(self.type) or self.type == LABEL_LIST
+        if categorical != (self.labels is not None or self.lineup):
             raise TypeError(f"column {self.name}: dictionary columns need labels, others none")
-        if not pa.types.is_dictionary(self.type) and self.type not in NUMPY_OF:
+        if self.type == LABEL_LIST and (self.width is None or self.index is not None):
+            raise TypeError(f"column {self.name}: a list column needs its width, no index")
+        if not categorical and self.type not in NUMPY_OF:
             raise TypeError(f"column {self.name}: unsupported type {self.type}")
         if self.fill not in FILLS:
             raise TypeError(f"column {self.name}: fill must be one of {FILLS}")
@@ -86,7 +92,8 @@ class Column:
     @property
     def dtype(self) -> type:
         """The numpy type of the column's buffer."""
-        return np.int8 if pa.types.is_dictionary(self.type) else NUMPY_OF[self.type]
+        categorical = pa.types.is_dictionary(self.type) or self.type == LABEL_LIST
+        return np.int8 if categorical else NUMPY_OF[self.type]
 
     def label_list(self, setup: Setup) -> list[str]:
         if self.lineup:
