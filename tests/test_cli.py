@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,16 @@ def test_compare_plays_a_paired_variant_and_refuses_bad_changes(cli, dkd_run, tm
     assert r.code == 0, r.err
     assert "paired comparison over 800 games" in r.out and "seat 0:" in r.out
     assert (run / "variants" / "first_holder=-1" / "manifest.json").is_file()
+
+
+def test_the_first_run_on_a_machine_says_it_is_compiling(tmp_path):
+    """With an empty kernel cache the run says why it is slow to start; the next run does not."""
+    env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),
+           "DINOLAB_GAMES": "tests.toygame"}  # fmt: skip
+    cmd = [sys.executable, "-m", "simulate.cli", "simulate", "toy", "-n", "20", "--workers", "1",
+           "--no-progress", "--out"]  # fmt: skip
+    first = subprocess.run([*cmd, str(tmp_path / "a")], env=env, capture_output=True, text=True)
+    again = subprocess.run([*cmd, str(tmp_path / "b")], env=env, capture_output=True, text=True)
+    assert first.returncode == again.returncode == 0, first.stderr
+    assert "compiling the High card (test game) kernels, once per machine" in first.stderr
+    assert "compiling" not in again.stderr

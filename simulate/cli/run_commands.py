@@ -195,8 +195,8 @@ def say_if_compiling(game) -> None:
 
     if not is_compiled(game):
         typer.echo(
-            f"compiling the {game.title} kernels, once per machine (20-70 s; later runs start "
-            "at once) ...",
+            f"compiling the {game.title} kernels, once per machine (up to a minute; later "
+            "runs start in seconds) ...",
             err=True,
         )
 
