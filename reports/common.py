@@ -4,16 +4,40 @@ Definitions
 -----------
 *Win share*: in each game a seat scores 1 for an outright win and ``1/k`` for a victory shared
 by ``k`` players, 0 otherwise; a seat's (or strategy's) win share is the mean over its games. A
-perfectly balanced seat has win share ``1/P``. Intervals are cluster-robust 95% intervals:
-with ``--rotate`` the P games of one deal form a cluster (:func:`reports.stats.clustered_mean`).
+perfectly balanced seat has win share ``1/P``. Intervals are cluster-robust 95% intervals: with
+``--rotate`` the P games of one deal form a cluster. Every analysis runs chunk by chunk
+(:mod:`reports.aggregate`), so its memory does not grow with the run.
 """
 
 from __future__ import annotations
 
-import polars as pl
+import math
+from collections.abc import Callable, Sequence
 
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from reports.aggregate import (
+    Chunk,
+    Mapper,
+    Partial,
+    cluster_cross,
+    cluster_moments,
+    combine_cross,
+    combine_moments,
+    concat_sum,
+    mean_covariance,
+    moments_to_mean,
+    run_one,
+)
 from reports.source import RunData
-from reports.stats import clustered_mean, with_wilson
+from reports.stats import Z95, clustered_mean, with_wilson
+
+Frame = Callable[[Chunk], pl.DataFrame]
+
+RANGE_OF_NORMALS = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847}
+"""Expected range of k independent standard normals (the quality-control constant d2)."""
 
 
 def cluster(run: RunData) -> pl.Expr:
@@ -24,7 +48,8 @@ def cluster(run: RunData) -> pl.Expr:
 
 
 def with_win_share(run: RunData) -> pl.LazyFrame:
-    """The players table with ``share``: 1 for an outright win, 1/k for a k-way shared win."""
+    """The whole run's players table with ``share`` as one LazyFrame (for exploring a run in a
+    notebook; the report's analyses use :func:`share_frame` chunk by chunk instead)."""
     games = run.scan("games").select("game_id", "n_winners")
     return (
         run.scan("players")
@@ -33,30 +58,114 @@ def with_win_share(run: RunData) -> pl.LazyFrame:
     )
 
 
+def share_frame(chunk: Chunk) -> pl.DataFrame:
+    """A chunk's players rows with ``share``: 1 for an outright win, 1/k for a k-way shared
+    win (and the strategy as a plain string, so chunks combine)."""
+    players = chunk.table("players", ["game_id", "seat", "strategy", "winner"])
+    games = chunk.table("games", ["game_id", "n_winners"])
+    return players.join(games, on="game_id", how="left").with_columns(
+        pl.col("strategy").cast(pl.String),
+        share=pl.col("winner").cast(pl.Float64) / pl.col("n_winners"),
+    )
+
+
+def _moments_map(chunk: Chunk, frame: Frame, by: Sequence[str], value: str):
+    return cluster_moments(chunk, frame(chunk), list(by), value)
+
+
+def _moments_reduce(parts, frame: Frame, by: Sequence[str], value: str) -> pl.DataFrame:
+    return moments_to_mean(combine_moments(parts, list(by)), list(by), Z95)
+
+
+def clustered(name: str, frame: Frame, by: Sequence[str], value: str = "share") -> Partial:
+    """The clustered mean of ``value`` by ``by`` over the rows ``frame`` makes of each chunk."""
+    return Partial(name, _moments_map, _moments_reduce, (frame, tuple(by), value))
+
+
 def win_share_by(
-    run: RunData, by: list[str], lf: pl.LazyFrame | None = None, value: str = "share"
+    run: RunData,
+    by: Sequence[str],
+    rows: Frame | pl.LazyFrame | None = None,
+    value: str = "share",
+    mapper: Mapper = map,
 ) -> pl.DataFrame:
     """Mean of ``value`` (the win share) per group ``by`` with its cluster-robust 95% interval.
 
-    ``lf`` defaults to :func:`with_win_share`; any frame with ``game_id``, the ``by`` columns and
-    ``value`` works (one row per seat-game, seat-round ...), clustered by deal.
+    ``rows(chunk)`` makes the rows of one chunk (default: :func:`share_frame`, one row per seat
+    and game); any frame with ``game_id``, the ``by`` columns and ``value`` works. A LazyFrame
+    over the whole run is accepted too (computed at once, so its memory grows with the run).
     """
-    lf = with_win_share(run) if lf is None else lf
-    return clustered_mean(lf, by, value, cluster(run))
+    if isinstance(rows, pl.LazyFrame):
+        return clustered_mean(rows, list(by), value, cluster(run))
+    return run_one(run, clustered("win_share", rows or share_frame, by, value), mapper)
 
 
-def seat_win_share(run: RunData) -> pl.DataFrame:
+def seat_win_share(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Win share by seat, with its interval and its difference from the fair ``1/P``."""
     fair = 1 / run.n_players
-    df = win_share_by(run, ["seat"])
+    df = win_share_by(run, ["seat"], mapper=mapper)
     return df.with_columns(fair=pl.lit(fair), diff=pl.col("mean") - fair)
 
 
-def strategy_win_share(run: RunData) -> pl.DataFrame:
+def strategy_win_share(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Win share by strategy over every seat it played (rotate seats for a fair comparison)."""
-    lf = with_win_share(run).with_columns(pl.col("strategy").cast(pl.String))
-    df = win_share_by(run, ["strategy"], lf)
+    df = win_share_by(run, ["strategy"], mapper=mapper)
     return df.with_columns(relative=pl.col("mean") * run.n_players).sort("mean", descending=True)
+
+
+# ------------------------------------------------------------------ balance
+
+
+def _seat_cross_map(chunk: Chunk, seats: tuple[int, ...]):
+    return cluster_cross(chunk, share_frame(chunk), "seat", "share", seats)
+
+
+def _seat_cross_reduce(parts, seats: tuple[int, ...]):
+    return mean_covariance(combine_cross(parts, "seat", seats))
+
+
+def seat_balance(run: RunData, mapper: Mapper = map) -> dict[str, float]:
+    """The balance score, its interval and a test of equal seats.
+
+    *Balance* is 1 minus the largest gap between two seats' win shares (Ludii's measure). Its
+    interval is the delta method's, with the seats of the largest and smallest share held
+    fixed and their cluster-robust covariance. Noise alone makes the observed gap positive even
+    when every seat is equal: ``noise_gap`` is the gap expected from sampling error alone (the
+    expected range of P independent estimates with the seats' standard error), the estimate's
+    small-sample bias. The *Wald test* of equal seats uses the covariance of the P-1 contrasts
+    ``share_s - share_0`` (chi-square, P-1 degrees of freedom).
+    """
+    seats = tuple(range(run.n_players))
+    m, _, cov = run_one(
+        run, Partial("balance", _seat_cross_map, _seat_cross_reduce, (seats,)), mapper
+    )
+    hi, lo = int(np.argmax(m)), int(np.argmin(m))
+    gap = float(m[hi] - m[lo])
+    var = float(cov[hi, hi] + cov[lo, lo] - 2 * cov[hi, lo])
+    se = math.sqrt(max(var, 0.0))
+    contrast = np.zeros((len(seats) - 1, len(seats)))
+    contrast[:, 0] = -1
+    contrast[np.arange(len(seats) - 1), np.arange(1, len(seats))] = 1
+    d = contrast @ m
+    v = contrast @ cov @ contrast.T
+    try:
+        chi2 = float(d @ np.linalg.solve(v, d))
+    except np.linalg.LinAlgError:
+        chi2 = float("nan")
+    df = len(seats) - 1
+    mean_se = float(np.sqrt(np.nanmean(np.diag(cov))))
+    return {
+        "balance": 1 - gap,
+        "lo": 1 - (gap + Z95 * se),
+        "hi": 1 - max(gap - Z95 * se, 0.0),
+        "gap": gap,
+        "best_seat": hi,
+        "worst_seat": lo,
+        "noise_gap": RANGE_OF_NORMALS.get(len(seats), float("nan")) * mean_se,
+        "chi2": chi2,
+        "df": df,
+        "p_value": float(stats.chi2.sf(chi2, df)) if chi2 == chi2 else float("nan"),
+    }
 
 
 def balance(seats: pl.DataFrame) -> float:
@@ -64,37 +173,78 @@ def balance(seats: pl.DataFrame) -> float:
     return 1.0 - float(seats["mean"].max() - seats["mean"].min())
 
 
-def distribution(lf: pl.LazyFrame, column: str) -> pl.DataFrame:
-    """Games per value of ``column``, with each value's share and its Wilson interval."""
-    df = lf.group_by(column).agg(games=pl.len()).collect(engine="streaming").sort(column)
+# ------------------------------------------------------------------ distributions
+
+
+def _count_map(chunk: Chunk, table: str, column: str) -> pl.DataFrame:
+    return chunk.table(table, [column]).group_by(column).agg(games=pl.len())
+
+
+def _count_reduce(parts, table: str, column: str) -> pl.DataFrame:
+    df = concat_sum(parts, [column])
     return with_wilson(df.with_columns(total=pl.col("games").sum()), "games", "total", "share")
 
 
-def shared_wins(run: RunData) -> pl.DataFrame:
+def distribution(run: RunData, table: str, column: str, mapper: Mapper = map) -> pl.DataFrame:
+    """Rows per value of ``table.column``, with each value's share and its Wilson interval."""
+    return run_one(
+        run, Partial(f"{table}.{column}", _count_map, _count_reduce, (table, column)), mapper
+    )
+
+
+def shared_wins(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """How many games ended in a shared victory, by number of winners, with Wilson intervals."""
-    return distribution(run.scan("games"), "n_winners")
+    return distribution(run, "games", "n_winners", mapper)
 
 
-def game_length(run: RunData) -> pl.DataFrame:
+def game_length(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Distribution of game length in rounds."""
-    return distribution(run.scan("games"), "rounds")
+    return distribution(run, "games", "rounds", mapper)
 
 
-def convergence(run: RunData, points: int = 8) -> pl.DataFrame:
+# ------------------------------------------------------------------ convergence
+
+
+def _prefix_map(chunk: Chunk, grid: tuple[int, ...]):
+    """The chunk's moments by seat, whole and cut at every grid point inside it."""
+    df = share_frame(chunk)
+    cuts = {n: cluster_moments(chunk, df.filter(pl.col("game_id") < n), ["seat"], "share")
+            for n in grid if chunk.start < n < chunk.stop}  # fmt: skip
+    return chunk.stop, cluster_moments(chunk, df, ["seat"], "share"), cuts
+
+
+def _prefix_reduce(parts, grid: tuple[int, ...]) -> pl.DataFrame:
+    frames = []
+    for n in grid:
+        use = [whole for stop, whole, _ in parts if stop <= n]
+        use += [cuts[n] for _, _, cuts in parts if n in cuts]
+        if use:
+            df = moments_to_mean(combine_moments(use, ["seat"]), ["seat"], Z95)
+            frames.append(df.with_columns(games=pl.lit(n)))
+    return pl.concat(frames).with_columns(half_width=(pl.col("hi") - pl.col("lo")) / 2)
+
+
+def convergence(run: RunData, points: int = 8, mapper: Mapper = map) -> pl.DataFrame:
     """Seat win shares estimated from the first n games, for n on a geometric grid.
 
     The interval half-width shrinks as ``1/sqrt(n)``: this shows how many games a question of a
-    given precision needs, and whether estimates have settled.
+    given precision needs, and whether estimates have settled. With seat rotation the grid
+    points are whole deals.
     """
     total = run.games_logged
+    step = run.n_players if run.config.get("rotate") else 1
     lo = min(total, max(100, total // 1000))
-    grid = sorted({round(x) for x in _geometric(lo, total, points)})
-    lf = with_win_share(run)
-    frames = []
-    for n in grid:
-        df = win_share_by(run, ["seat"], lf.filter(pl.col("game_id") < n))
-        frames.append(df.with_columns(games=pl.lit(n)))
-    return pl.concat(frames).with_columns(half_width=(pl.col("hi") - pl.col("lo")) / 2)
+    grid = sorted({max(step, round(x / step) * step) for x in _geometric(lo, total, points)})
+    grid = tuple(min(total, n) for n in grid)
+    return run_one(run, Partial("convergence", _prefix_map, _prefix_reduce, (grid,)), mapper)
+
+
+def games_needed(half_width_now: float, games_now: int, precision: float) -> int:
+    """Games for a 95% half-width of ``precision``, from the half-width with ``games_now``
+    games (half-widths shrink as 1/sqrt(games))."""
+    if precision <= 0 or not half_width_now > 0:
+        return games_now
+    return math.ceil(games_now * (half_width_now / precision) ** 2)
 
 
 def _geometric(a: int, b: int, k: int) -> list[float]:

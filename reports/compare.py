@@ -9,8 +9,20 @@ from __future__ import annotations
 
 import polars as pl
 
-from reports.common import win_share_by, with_win_share
+from reports.aggregate import (
+    Chunk,
+    Mapper,
+    Partial,
+    cluster_moments,
+    combine_moments,
+    concat_sum,
+    moments_to_mean,
+    read_range,
+    run_all,
+)
+from reports.common import share_frame
 from reports.source import RunData
+from reports.stats import Z95
 
 
 def changed_rules(base: RunData, variant: RunData) -> dict[str, tuple]:
@@ -19,30 +31,55 @@ def changed_rules(base: RunData, variant: RunData) -> dict[str, tuple]:
     return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
 
 
-def paired(base: RunData, variant: RunData) -> pl.LazyFrame:
-    """Per game and seat of the variant: win share in the run, in the variant, and the change."""
-    games = variant.games_logged
-    a = (
-        with_win_share(base)
-        .filter(pl.col("game_id") < games)
-        .select("game_id", "seat", pl.col("strategy").cast(pl.String), base_share="share")
+def paired_rows(chunk: Chunk, base: RunData) -> pl.DataFrame:
+    """Per game and seat of one chunk of the variant: win share in the run, in the variant,
+    and the change (the base's rows for the same games, whatever its chunking)."""
+    variant = share_frame(chunk).select("game_id", "seat", "strategy", variant_share="share")
+    players = read_range(base, "players", chunk.start, chunk.stop, ["game_id", "seat", "winner"])
+    games = read_range(base, "games", chunk.start, chunk.stop, ["game_id", "n_winners"])
+    base_share = players.join(games, on="game_id").select(
+        "game_id", "seat", base_share=pl.col("winner").cast(pl.Float64) / pl.col("n_winners")
     )
-    b = with_win_share(variant).select("game_id", "seat", variant_share="share")
-    return a.join(b, on=["game_id", "seat"], how="inner").with_columns(
+    return variant.join(base_share, on=["game_id", "seat"], how="inner").with_columns(
         change=pl.col("variant_share") - pl.col("base_share")
     )
 
 
-def paired_by(base: RunData, variant: RunData, by: str) -> pl.DataFrame:
-    """Mean win share in both runs and the paired change, by ``seat`` or ``strategy``."""
-    lf = paired(base, variant)
-    change = win_share_by(base, [by], lf, value="change")
-    shares = (
-        lf.group_by(by)
-        .agg(base=pl.col("base_share").mean(), variant=pl.col("variant_share").mean())
-        .collect(engine="streaming")
+def _shares_map(chunk: Chunk, base: RunData, by: str) -> pl.DataFrame:
+    return (
+        paired_rows(chunk, base)
+        .group_by(by)
+        .agg(rows=pl.len(), base=pl.col("base_share").sum(), variant=pl.col("variant_share").sum())
     )
-    return shares.join(change, on=by).sort(by)
+
+
+def _shares_reduce(parts: list[pl.DataFrame], base: RunData, by: str) -> pl.DataFrame:
+    df = concat_sum(parts, [by])
+    return df.select(
+        by, base=pl.col("base") / pl.col("rows"), variant=pl.col("variant") / pl.col("rows")
+    )
+
+
+def _change_map(chunk: Chunk, base: RunData, by: str):
+    return cluster_moments(chunk, paired_rows(chunk, base), [by], "change")
+
+
+def _change_reduce(parts, base: RunData, by: str) -> pl.DataFrame:
+    return moments_to_mean(combine_moments(parts, [by]), [by], Z95)
+
+
+def paired_by(base: RunData, variant: RunData, by: str, mapper: Mapper = map) -> pl.DataFrame:
+    """Mean win share in both runs and the paired change, by ``seat`` or ``strategy``, over
+    the games the variant played (its chunks, paired with the same games of the run)."""
+    results = run_all(
+        variant,
+        [
+            Partial("shares", _shares_map, _shares_reduce, (base, by)),
+            Partial("change", _change_map, _change_reduce, (base, by)),
+        ],
+        mapper,
+    )
+    return results["shares"].join(results["change"], on=by).sort(by)
 
 
 def share_moved(table: pl.DataFrame) -> float:

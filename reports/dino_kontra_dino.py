@@ -15,26 +15,32 @@ from __future__ import annotations
 import polars as pl
 
 from reports import plots
-from reports.common import win_share_by, with_win_share
+from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
+from reports.common import share_frame, win_share_by
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import with_wilson
 
 
-def figure_rounds(run: RunData) -> pl.DataFrame:
-    """How rounds were decided: outright, by the holder in a tie, or clockwise in a tie."""
-    r = (
-        run.scan("rounds")
-        .select(
-            rounds=pl.len(),
-            tied=(pl.col("n_top") > 1).sum(),
-            kept=((pl.col("n_top") > 1) & (pl.col("winner") == pl.col("holder"))).sum(),
-            holder_won=(pl.col("winner") == pl.col("holder")).sum(),
-            moved=pl.when(pl.col("n_top") > 1).then(1 - 1 / pl.col("n_top")).otherwise(0).sum(),
-        )
-        .collect(engine="streaming")
-        .row(0, named=True)
+def _rounds_map(chunk: Chunk) -> pl.DataFrame:
+    r = chunk.table("rounds", ["event_id", "holder", "winner", "top_strength", "n_top"])
+    tied = pl.col("n_top") > 1
+    return r.select(
+        rounds=pl.len(),
+        tied=tied.sum(),
+        kept=(tied & (pl.col("winner") == pl.col("holder"))).sum(),
+        holder_won=(pl.col("winner") == pl.col("holder")).sum(),
+        moved=pl.when(tied).then(1 - 1 / pl.col("n_top")).otherwise(0).sum(),
     )
+
+
+def _rounds_reduce(parts: list[pl.DataFrame]) -> dict:
+    return pl.concat(parts).sum().row(0, named=True)
+
+
+def figure_rounds(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+    """How rounds were decided: outright, by the holder in a tie, or clockwise in a tie."""
+    r = run_one(run, Partial("figure_rounds", _rounds_map, _rounds_reduce), mapper)
     n = r["rounds"]
     df = pl.DataFrame(
         {
@@ -53,20 +59,26 @@ def figure_rounds(run: RunData) -> pl.DataFrame:
     )
 
 
-def figure_value(run: RunData) -> pl.DataFrame:
+def _holding_map(chunk: Chunk) -> pl.DataFrame:
+    turns = chunk.table("turns", ["seat", "holder", "won"])
+    return turns.group_by(holding=pl.col("seat") == pl.col("holder")).agg(
+        rounds=pl.len(), won=pl.col("won").sum()
+    )
+
+
+def _holding_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return concat_sum(parts, ["holding"])
+
+
+def figure_value(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Round win rate when holding the figure and when not (per seat-round), and the gap.
 
     Without the figure a seat would win 1/P of rounds on average; the gap between holders and
     the others is the per-round worth of holding it (including the holder's better hands: the
     figure goes to the last round's winner).
     """
-    lf = run.scan("turns").with_columns(holding=pl.col("seat") == pl.col("holder"))
-    df = (
-        lf.group_by("holding")
-        .agg(rounds=pl.len(), won=pl.col("won").sum())
-        .collect(engine="streaming")
-        .sort("holding", descending=True)
-    )
+    df = run_one(run, Partial("figure_value", _holding_map, _holding_reduce), mapper)
+    df = df.sort("holding", descending=True)
     labels = pl.when(pl.col("holding")).then(pl.lit("holding the figure"))
     df = df.with_columns(labels.otherwise(pl.lit("not holding it")).alias("seat-rounds"))
     return with_wilson(df, "won", "rounds", "win_rate").select(
@@ -74,34 +86,44 @@ def figure_value(run: RunData) -> pl.DataFrame:
     )
 
 
-def first_holder_value(run: RunData) -> pl.DataFrame:
+def first_holder_rows(chunk: Chunk) -> pl.DataFrame:
+    """A chunk's seat-games with ``started_with_figure``."""
+    games = chunk.table("games", ["game_id", "first_holder"])
+    return (
+        share_frame(chunk)
+        .join(games, on="game_id", how="left")
+        .with_columns(started_with_figure=pl.col("seat") == pl.col("first_holder"))
+    )
+
+
+def first_holder_value(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Win share of the seat that started with the figure against the others.
 
     With the default ``first_holder = 0`` this is also seat 0's advantage; set
     ``first_holder = -1`` (a random seat) to separate the figure from the seat.
     """
-    games = run.scan("games").select("game_id", "first_holder")
-    lf = (
-        with_win_share(run)
-        .join(games, on="game_id", how="left")
-        .with_columns(started_with_figure=pl.col("seat") == pl.col("first_holder"))
-    )
-    return win_share_by(run, ["started_with_figure"], lf).sort(
-        "started_with_figure", descending=True
+    df = win_share_by(run, ["started_with_figure"], first_holder_rows, mapper=mapper)
+    return df.sort("started_with_figure", descending=True)
+
+
+def _cards_map(chunk: Chunk) -> pl.DataFrame:
+    turns = chunk.table("turns", ["card_id", "won", "strength"])
+    return turns.group_by("card_id").agg(
+        played=pl.len(),
+        won=pl.col("won").sum(),
+        strength=pl.col("strength").cast(pl.Int64).sum(),
     )
 
 
-def card_strength(run: RunData) -> pl.DataFrame:
+def _cards_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return concat_sum(parts, ["card_id"])
+
+
+def card_strength(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
     """Every dinosaur card: how often it was played, how often it won, its mean strength."""
-    played = (
-        run.scan("turns")
-        .group_by("card_id")
-        .agg(
-            played=pl.len(),
-            won=pl.col("won").sum(),
-            mean_strength=pl.col("strength").cast(pl.Float64).mean(),
-        )
-        .collect(engine="streaming")
+    played = run_one(run, Partial("card_strength", _cards_map, _cards_reduce), mapper)
+    played = played.with_columns(mean_strength=pl.col("strength") / pl.col("played")).drop(
+        "strength"
     )
     dinos = run.data("dinos.parquet")
     df = dinos.join(played, on="card_id", how="left").with_columns(
@@ -117,18 +139,26 @@ def card_strength(run: RunData) -> pl.DataFrame:
     )
 
 
-def event_difficulty(run: RunData) -> pl.DataFrame:
-    """Every event: the mean winning strength and how often the figure decided it."""
-    r = (
-        run.scan("rounds")
-        .group_by("event_id")
-        .agg(
-            rounds=pl.len(),
-            mean_top=pl.col("top_strength").cast(pl.Float64).mean(),
-            figure_decided=(pl.col("n_top") > 1).mean(),
-        )
-        .collect(engine="streaming")
+def _events_map(chunk: Chunk) -> pl.DataFrame:
+    r = chunk.table("rounds", ["event_id", "top_strength", "n_top"])
+    return r.group_by("event_id").agg(
+        rounds=pl.len(),
+        top=pl.col("top_strength").cast(pl.Int64).sum(),
+        tied=(pl.col("n_top") > 1).sum(),
     )
+
+
+def _events_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return concat_sum(parts, ["event_id"])
+
+
+def event_difficulty(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+    """Every event: the mean winning strength and how often the figure decided it."""
+    r = run_one(run, Partial("event_difficulty", _events_map, _events_reduce), mapper)
+    r = r.with_columns(
+        mean_top=pl.col("top") / pl.col("rounds"),
+        figure_decided=pl.col("tied") / pl.col("rounds"),
+    ).drop("top", "tied")
     return (
         run.data("events.parquet")
         .select("event_id", "name", "needs")

@@ -6,6 +6,7 @@ notebooks open. ``reports`` itself never imports ``simulate``: it reads logs, it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import polars as pl
@@ -36,6 +37,10 @@ class RunData(Protocol):
 
     def scan(self, table: str) -> pl.LazyFrame:
         """The table's finished parts as one LazyFrame."""
+        ...
+
+    def read(self, table: str, chunk: int, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """One chunk's part of a table (only ``columns`` if given)."""
         ...
 
     def data(self, name: str) -> pl.DataFrame:

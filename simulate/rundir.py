@@ -9,6 +9,7 @@ pyarrow dataset on the run's filesystem.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,14 @@ class Run:
             filesystem=self.store.pyarrow_filesystem(),
         )
         return pl.scan_pyarrow_dataset(dataset)
+
+    def read(self, table: str, chunk: int, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """One chunk's part of a table, eagerly (only ``columns`` if given)."""
+        name = f"{table}/{part_name(int(chunk))}"
+        cols = list(columns) if columns else None
+        if self.store.local is not None:
+            return pl.read_parquet(self.store.local / name, columns=cols)
+        return pl.read_parquet(io.BytesIO(self.store.read_bytes(name)), columns=cols)
 
     def data(self, name: str) -> pl.DataFrame:
         """A data file stored beside the logs (e.g. ``dinos.parquet``)."""

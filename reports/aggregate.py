@@ -1,0 +1,285 @@
+"""Analyses as map-reduce over a run's chunks: memory flat in the number of games.
+
+A run's tables are split into the same chunks (part ``i`` of every table holds games
+``start_i .. stop_i - 1``), so anything that joins tables on ``game_id`` can be computed one
+chunk at a time. Every analysis here is a :class:`Partial`: a ``map`` from one chunk's tables to
+a small DataFrame of sums, and a ``reduce`` that combines those in chunk order. :func:`run_all`
+reads each chunk's tables once for all the partials that need them, so a report is one pass
+over the data (two for the analyses that need a first estimate, such as regression variances)
+whatever the run's size; with a Dask ``mapper`` the chunks are mapped as tasks next to the data.
+
+Cluster-robust statistics need sums per cluster (a deal's P rotated games). A cluster lies in
+one chunk, except that with seat rotation and a chunk size that is not a multiple of P the
+first and last deal of a chunk may be split: :func:`cluster_moments` keeps those (at most two
+per chunk) as raw per-cluster sums and folds every other cluster into moments at once, and
+:func:`combine_moments` joins the split ones before folding them in. The result is exactly the
+whole-run computation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from reports.source import RunData
+
+
+@dataclasses.dataclass(frozen=True)
+class Chunk:
+    """One chunk of a run: which games, how games cluster, and its tables (read on demand)."""
+
+    index: int
+    start: int
+    stop: int
+    n_players: int
+    rotate: bool
+    run: RunData
+    _frames: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict, repr=False)
+
+    def table(self, name: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """This chunk's rows of table ``name``, only ``columns`` if given (read once per chunk
+        and column set)."""
+        key = f"{name}:{','.join(columns) if columns else '*'}"
+        if key not in self._frames:
+            self._frames[key] = self.run.read(name, self.index, columns)
+        return self._frames[key]
+
+    def cluster(self) -> pl.Expr:
+        """The cluster of a row: its deal with seat rotation, else its game."""
+        return pl.col("game_id") // self.n_players if self.rotate else pl.col("game_id")
+
+    def split_clusters(self) -> tuple[int, ...]:
+        """Clusters this chunk may share with a neighbour (a deal split by a chunk boundary)."""
+        if not self.rotate:
+            return ()
+        p = self.n_players
+        out = []
+        if self.start % p:
+            out.append(self.start // p)
+        if self.stop % p:
+            out.append((self.stop - 1) // p)
+        return tuple(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class Partial:
+    """An analysis step: ``map(chunk, *args)`` on every chunk, then ``reduce(parts, *args)``.
+
+    ``map`` and ``reduce`` must be module-level functions (Dask pickles them by name).
+    """
+
+    name: str
+    map: Callable[..., Any]
+    reduce: Callable[..., Any]
+    args: tuple = ()
+
+
+Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
+"""Anything shaped like the built-in ``map`` (a Dask client's map-and-gather, ...)."""
+
+
+def chunks(run: RunData) -> list[tuple[int, int, int]]:
+    """``(index, start, stop)`` of every finished chunk, in game order."""
+    listed = sorted(run.manifest["chunks"].items(), key=lambda kv: int(kv[0]))
+    return [(int(i), c["start"], c["stop"]) for i, c in listed]
+
+
+def map_chunk(task: tuple[RunData, int, int, int, Sequence[Partial]]) -> list[Any]:
+    """Every partial's map on one chunk (the unit of work a mapper runs)."""
+    run, index, start, stop, partials = task
+    chunk = Chunk(index, start, stop, run.n_players, bool(run.config.get("rotate")), run)
+    return [p.map(chunk, *p.args) for p in partials]
+
+
+def run_all(run: RunData, partials: Sequence[Partial], mapper: Mapper = map) -> dict[str, Any]:
+    """Every partial over every chunk of ``run``, in one pass; results by partial name."""
+    tasks = [(run, i, a, b, tuple(partials)) for i, a, b in chunks(run)]
+    per_chunk = list(mapper(map_chunk, tasks))
+    return {
+        p.name: p.reduce([chunk_results[k] for chunk_results in per_chunk], *p.args)
+        for k, p in enumerate(partials)
+    }
+
+
+def run_one(run: RunData, partial: Partial, mapper: Mapper = map) -> Any:
+    """One partial over the whole run."""
+    return run_all(run, [partial], mapper)[partial.name]
+
+
+# ------------------------------------------------------------------ additive sums
+
+
+def concat_sum(parts: list[pl.DataFrame], by: Sequence[str]) -> pl.DataFrame:
+    """Per-chunk sums joined: the groups ``by`` summed over chunks."""
+    parts = [p for p in parts if p.height]
+    if not parts:
+        return pl.DataFrame()
+    return pl.concat(parts, how="vertical_relaxed").group_by(list(by)).sum().sort(list(by))
+
+
+# ------------------------------------------------------------------ cluster moments
+
+MOMENTS = ("n", "s", "clusters", "s2", "sn", "n2")
+"""Per group: observations, their sum, clusters, and the sums over clusters of S_c**2,
+S_c * n_c and n_c**2 (S_c, n_c: the group's sum and count in cluster c)."""
+
+
+def _fold(per_cluster: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    return per_cluster.group_by(by).agg(
+        n=pl.col("n").sum(),
+        s=pl.col("s").sum(),
+        clusters=pl.len(),
+        s2=(pl.col("s") ** 2).sum(),
+        sn=(pl.col("s") * pl.col("n")).sum(),
+        n2=(pl.col("n") ** 2).sum(),
+    )
+
+
+def cluster_moments(
+    chunk: Chunk, df: pl.DataFrame, by: list[str], value: str
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A chunk's contribution to clustered means of ``value`` by ``by``: moments of its whole
+    clusters, and the raw sums of its split clusters (``_cluster``, ``s``, ``n``)."""
+    per_cluster = (
+        df.with_columns(_cluster=chunk.cluster())
+        .group_by([*by, "_cluster"])
+        .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
+    )
+    split = chunk.split_clusters()
+    is_split = pl.col("_cluster").is_in(list(split)) if split else pl.lit(False)
+    return _fold(per_cluster.filter(~is_split), by), per_cluster.filter(is_split)
+
+
+def combine_moments(parts: list[tuple[pl.DataFrame, pl.DataFrame]], by: list[str]) -> pl.DataFrame:
+    """The whole run's moments from every chunk's :func:`cluster_moments`."""
+    whole = [m for m, _ in parts if m.height]
+    split = [s for _, s in parts if s.height]
+    if split:
+        joined = pl.concat(split, how="vertical_relaxed").group_by([*by, "_cluster"]).sum()
+        whole.append(_fold(joined, by))
+    if not whole:
+        return pl.DataFrame(
+            schema={**dict.fromkeys(by, pl.Int64), **dict.fromkeys(MOMENTS, pl.Float64)}
+        )
+    return pl.concat(whole, how="vertical_relaxed").group_by(by).sum().sort(by)
+
+
+def moments_to_mean(moments: pl.DataFrame, by: list[str], z: float) -> pl.DataFrame:
+    """Mean per group with its cluster-robust standard error and ``z`` interval.
+
+    The variance is ``C/(C-1) * sum_c (S_c - n_c * mean)^2 / N^2`` over the group's clusters;
+    with one observation per cluster it is the usual standard error of a mean.
+    """
+    mean = pl.col("s") / pl.col("n")
+    ss = pl.col("s2") - 2 * mean * pl.col("sn") + mean**2 * pl.col("n2")
+    c = pl.col("clusters")
+    se = pl.when(c > 1).then((ss.clip(lower_bound=0) * c / (c - 1)).sqrt() / pl.col("n"))
+    return (
+        moments.with_columns(mean=mean, se=se)
+        .with_columns(lo=pl.col("mean") - z * pl.col("se"), hi=pl.col("mean") + z * pl.col("se"))
+        .select(
+            *by,
+            pl.col("n").cast(pl.Int64),
+            pl.col("clusters").cast(pl.Int64),
+            "mean",
+            "lo",
+            "hi",
+            "se",
+        )
+        .sort(by)
+    )
+
+
+# ------------------------------------------------------------------ cluster covariance
+
+
+@dataclasses.dataclass(frozen=True)
+class Cross:
+    """Sums over clusters of v_c = (S_c1..S_cG, n_c1..n_cG) and of v_c v_c^T, and the count of
+    clusters: enough for every group mean and their cluster-robust covariance."""
+
+    total: np.ndarray
+    outer: np.ndarray
+    clusters: int
+
+    def __add__(self, other: Cross) -> Cross:
+        return Cross(
+            self.total + other.total, self.outer + other.outer, self.clusters + other.clusters
+        )
+
+
+def _cross(per: pl.DataFrame, group: str, groups: Sequence[Any]) -> Cross:
+    k = len(groups)
+    if per.height == 0:
+        return Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
+    index = {g: i for i, g in enumerate(groups)}
+    codes, rows = np.unique(per["_cluster"].to_numpy(), return_inverse=True)
+    v = np.zeros((len(codes), 2 * k))
+    col = np.array([index[g] for g in per[group].to_list()])
+    np.add.at(v, (rows, col), per["s"].to_numpy())
+    np.add.at(v, (rows, k + col), per["n"].to_numpy())
+    return Cross(v.sum(axis=0), v.T @ v, len(codes))
+
+
+def cluster_cross(
+    chunk: Chunk, df: pl.DataFrame, group: str, value: str, groups: Sequence[Any]
+) -> tuple[Cross, pl.DataFrame]:
+    """A chunk's contribution to the group means of ``value`` over ``groups`` and their
+    covariance: :class:`Cross` sums of its whole clusters, raw sums of its split ones."""
+    per = (
+        df.with_columns(_cluster=chunk.cluster())
+        .group_by(["_cluster", group])
+        .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
+    )
+    split = chunk.split_clusters()
+    is_split = pl.col("_cluster").is_in(list(split)) if split else pl.lit(False)
+    return _cross(per.filter(~is_split), group, groups), per.filter(is_split)
+
+
+def combine_cross(
+    parts: list[tuple[Cross, pl.DataFrame]], group: str, groups: Sequence[Any]
+) -> Cross:
+    """The whole run's :class:`Cross` from every chunk's :func:`cluster_cross`."""
+    k = len(groups)
+    total = Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
+    for cross, _ in parts:
+        total = total + cross
+    split = [s for _, s in parts if s.height]
+    if split:
+        joined = pl.concat(split, how="vertical_relaxed").group_by(["_cluster", group]).sum()
+        total = total + _cross(joined, group, groups)
+    return total
+
+
+def mean_covariance(cross: Cross) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group means, their observation counts, and their cluster-robust covariance matrix
+    ``C/(C-1) * sum_c (S_cg - n_cg m_g)(S_ch - n_ch m_h) / (N_g N_h)``."""
+    k = cross.total.shape[0] // 2
+    s, n = cross.total[:k], cross.total[k:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = s / n
+    o = cross.outer
+    ss, sn, nn = o[:k, :k], o[:k, k:], o[k:, k:]
+    inner = ss - sn * m[None, :] - sn.T * m[:, None] + nn * np.outer(m, m)
+    c = cross.clusters
+    scale = c / (c - 1) if c > 1 else np.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = scale * inner / np.outer(n, n)
+    return m, n, cov
+
+
+def read_range(
+    run: RunData, table: str, start: int, stop: int, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Rows of ``table`` for games ``start .. stop-1`` of ``run``, whatever its chunking (for
+    pairing a chunk of one run with the same games of another)."""
+    parts = [
+        run.read(table, i, columns).filter(pl.col("game_id").is_between(start, stop - 1))
+        for i, a, b in chunks(run)
+        if a < stop and start < b
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame()
