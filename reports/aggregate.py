@@ -19,6 +19,7 @@ whole-run computation.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -41,11 +42,25 @@ class Chunk:
     _frames: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict, repr=False)
 
     def table(self, name: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
-        """This chunk's rows of table ``name``, only ``columns`` if given (read once per chunk
-        and column set)."""
-        key = f"{name}:{','.join(columns) if columns else '*'}"
+        """This chunk's rows of table ``name`` (only ``columns`` if given). Each column of the
+        part is read at most once per chunk, however many analyses use it."""
+        have = self._frames.get(name)
+        if columns is None:
+            if have is None or have.width < len(self.run.manifest["tables"][name]["columns"]):
+                self._frames[name] = have = self.run.read(name, self.index)
+            return have
+        missing = [c for c in columns if have is None or c not in have.columns]
+        if missing:
+            new = self.run.read(name, self.index, missing)
+            self._frames[name] = have = new if have is None else have.hstack(new)
+        return have.select(columns)
+
+    def derived(self, make: Callable[[Chunk], pl.DataFrame]) -> pl.DataFrame:
+        """``make(self)``, computed once per chunk however many analyses ask (``make`` is a
+        module-level function such as :func:`reports.common.share_frame`)."""
+        key = f"{make.__module__}.{make.__qualname__}"
         if key not in self._frames:
-            self._frames[key] = self.run.read(name, self.index, columns)
+            self._frames[key] = make(self)
         return self._frames[key]
 
     def cluster(self) -> pl.Expr:
@@ -69,7 +84,8 @@ class Chunk:
 class Partial:
     """An analysis step: ``map(chunk, *args)`` on every chunk, then ``reduce(parts, *args)``.
 
-    ``map`` and ``reduce`` must be module-level functions (Dask pickles them by name).
+    ``map`` and ``reduce`` must be module-level functions (Dask pickles them by name). Two
+    partials are the same step when their functions and arguments are (the name only labels).
     """
 
     name: str
@@ -95,19 +111,62 @@ def map_chunk(task: tuple[RunData, int, int, int, Sequence[Partial]]) -> list[An
     return [p.map(chunk, *p.args) for p in partials]
 
 
-def run_all(run: RunData, partials: Sequence[Partial], mapper: Mapper = map) -> dict[str, Any]:
-    """Every partial over every chunk of ``run``, in one pass; results by partial name."""
-    tasks = [(run, i, a, b, tuple(partials)) for i, a, b in chunks(run)]
-    per_chunk = list(mapper(map_chunk, tasks))
-    return {
-        p.name: p.reduce([chunk_results[k] for chunk_results in per_chunk], *p.args)
-        for k, p in enumerate(partials)
-    }
+def run_all(
+    run: RunData, partials: Sequence[Partial], mapper: Mapper | None = None
+) -> dict[Partial, Any]:
+    """Every partial over every chunk of ``run``, in one pass; results by partial.
+
+    Results already computed by :func:`prefetch` are taken from there.
+    """
+    known = getattr(run, "prefetched", {})
+    todo = list(dict.fromkeys(p for p in partials if p not in known))
+    out = {p: known[p] for p in partials if p in known}
+    if todo:
+        tasks = [(run, i, a, b, tuple(todo)) for i, a, b in chunks(run)]
+        per_chunk = list((mapper or local_mapper())(map_chunk, tasks))
+        for k, p in enumerate(todo):
+            out[p] = p.reduce([chunk_results[k] for chunk_results in per_chunk], *p.args)
+    return out
 
 
-def run_one(run: RunData, partial: Partial, mapper: Mapper = map) -> Any:
+def run_one(run: RunData, partial: Partial, mapper: Mapper | None = None) -> Any:
     """One partial over the whole run."""
-    return run_all(run, [partial], mapper)[partial.name]
+    return run_all(run, [partial], mapper)[partial]
+
+
+def local_mapper(workers: int | None = None) -> Mapper:
+    """Map over chunks on a few threads of this process (reading Parquet and polars release the
+    GIL), keeping the order; memory: one chunk's tables per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = workers or min(4, os.cpu_count() or 1)
+
+    def mapper(fn, items):
+        items = list(items)
+        if n == 1 or len(items) < 2:
+            return list(map(fn, items))
+        with ThreadPoolExecutor(n) as pool:
+            return list(pool.map(fn, items))
+
+    return mapper
+
+
+@dataclasses.dataclass(frozen=True)
+class Prefetched:
+    """A run whose analyses' results are already known (one pass computed them all): every
+    attribute is the run's; :func:`run_all` takes the known results from ``prefetched``."""
+
+    run: RunData
+    prefetched: dict
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.run, name)
+
+
+def prefetch(run: RunData, partials: Sequence[Partial], mapper: Mapper | None = None) -> Prefetched:
+    """Compute ``partials`` in one pass over ``run`` and return the run with their results, so
+    the analyses asking for them later do not read the data again."""
+    return Prefetched(run, run_all(run, partials, mapper))
 
 
 # ------------------------------------------------------------------ additive sums
@@ -139,19 +198,29 @@ def _fold(per_cluster: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     )
 
 
-def cluster_moments(
-    chunk: Chunk, df: pl.DataFrame, by: list[str], value: str
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A chunk's contribution to clustered means of ``value`` by ``by``: moments of its whole
-    clusters, and the raw sums of its split clusters (``_cluster``, ``s``, ``n``)."""
-    per_cluster = (
+def per_cluster(chunk: Chunk, df: pl.DataFrame, by: list[str], value: str) -> pl.DataFrame:
+    """Sum (``s``) and count (``n``) of ``value`` per group ``by`` and cluster (``_cluster``)."""
+    return (
         df.with_columns(_cluster=chunk.cluster())
         .group_by([*by, "_cluster"])
         .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
     )
+
+
+def cluster_moments(
+    chunk: Chunk,
+    df: pl.DataFrame,
+    by: list[str],
+    value: str,
+    per: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A chunk's contribution to clustered means of ``value`` by ``by``: moments of its whole
+    clusters, and the raw sums of its split clusters (``_cluster``, ``s``, ``n``). ``per``: the
+    chunk's :func:`per_cluster` sums if already made."""
+    per_cluster_sums = per_cluster(chunk, df, by, value) if per is None else per
     split = chunk.split_clusters()
     is_split = pl.col("_cluster").is_in(list(split)) if split else pl.lit(False)
-    return _fold(per_cluster.filter(~is_split), by), per_cluster.filter(is_split)
+    return _fold(per_cluster_sums.filter(~is_split), by), per_cluster_sums.filter(is_split)
 
 
 def combine_moments(parts: list[tuple[pl.DataFrame, pl.DataFrame]], by: list[str]) -> pl.DataFrame:
@@ -226,15 +295,16 @@ def _cross(per: pl.DataFrame, group: str, groups: Sequence[Any]) -> Cross:
 
 
 def cluster_cross(
-    chunk: Chunk, df: pl.DataFrame, group: str, value: str, groups: Sequence[Any]
+    chunk: Chunk,
+    df: pl.DataFrame,
+    group: str,
+    value: str,
+    groups: Sequence[Any],
+    per: pl.DataFrame | None = None,
 ) -> tuple[Cross, pl.DataFrame]:
     """A chunk's contribution to the group means of ``value`` over ``groups`` and their
     covariance: :class:`Cross` sums of its whole clusters, raw sums of its split ones."""
-    per = (
-        df.with_columns(_cluster=chunk.cluster())
-        .group_by(["_cluster", group])
-        .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
-    )
+    per = per_cluster(chunk, df, [group], value) if per is None else per
     split = chunk.split_clusters()
     is_split = pl.col("_cluster").is_in(list(split)) if split else pl.lit(False)
     return _cross(per.filter(~is_split), group, groups), per.filter(is_split)

@@ -14,10 +14,12 @@ import base64
 import html
 import json
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
 import polars as pl
 
 from reports import common, compare, plots
+from reports.aggregate import Mapper, prefetch
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
 
@@ -267,9 +269,19 @@ def render_markdown(run: RunData, sections: list[Section]) -> str:
 
 def report(
     run: RunData,
-    game_sections: GameSections | None = None,
+    game: ModuleType | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
+    mapper: Mapper | None = None,
 ) -> tuple[str, str]:
-    """The run's report as (HTML, Markdown) text."""
-    sections = build_sections(run, game_sections, variants)
+    """The run's report as (HTML, Markdown) text.
+
+    ``game`` is the game's report module: its ``sections(run)``, and its ``partials(run)`` (the
+    analyses those sections read) if it has them. Every partial of the common and the game's
+    sections is computed in one pass over the run's chunks before the sections are built.
+    """
+    wanted = common.partials(run)
+    if game is not None and hasattr(game, "partials"):
+        wanted += game.partials(run)
+    run = prefetch(run, wanted, mapper)
+    sections = build_sections(run, game.sections if game is not None else None, variants)
     return render_html(run, sections), render_markdown(run, sections)

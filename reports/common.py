@@ -29,6 +29,7 @@ from reports.aggregate import (
     concat_sum,
     mean_covariance,
     moments_to_mean,
+    per_cluster,
     run_one,
 )
 from reports.source import RunData
@@ -69,8 +70,15 @@ def share_frame(chunk: Chunk) -> pl.DataFrame:
     )
 
 
+def seat_clusters(chunk: Chunk) -> pl.DataFrame:
+    """Win share summed per seat and cluster: what the seat analyses share."""
+    return per_cluster(chunk, chunk.derived(share_frame), ["seat"], "share")
+
+
 def _moments_map(chunk: Chunk, frame: Frame, by: Sequence[str], value: str):
-    return cluster_moments(chunk, frame(chunk), list(by), value)
+    if frame is share_frame and tuple(by) == ("seat",) and value == "share":
+        return cluster_moments(chunk, None, ["seat"], value, chunk.derived(seat_clusters))
+    return cluster_moments(chunk, chunk.derived(frame), list(by), value)
 
 
 def _moments_reduce(parts, frame: Frame, by: Sequence[str], value: str) -> pl.DataFrame:
@@ -87,7 +95,7 @@ def win_share_by(
     by: Sequence[str],
     rows: Frame | pl.LazyFrame | None = None,
     value: str = "share",
-    mapper: Mapper = map,
+    mapper: Mapper | None = None,
 ) -> pl.DataFrame:
     """Mean of ``value`` (the win share) per group ``by`` with its cluster-robust 95% interval.
 
@@ -100,16 +108,20 @@ def win_share_by(
     return run_one(run, clustered("win_share", rows or share_frame, by, value), mapper)
 
 
-def seat_win_share(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+SEATS = clustered("win_share", share_frame, ("seat",))
+STRATEGIES = clustered("win_share", share_frame, ("strategy",))
+
+
+def seat_win_share(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Win share by seat, with its interval and its difference from the fair ``1/P``."""
     fair = 1 / run.n_players
-    df = win_share_by(run, ["seat"], mapper=mapper)
+    df = run_one(run, SEATS, mapper)
     return df.with_columns(fair=pl.lit(fair), diff=pl.col("mean") - fair)
 
 
-def strategy_win_share(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+def strategy_win_share(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Win share by strategy over every seat it played (rotate seats for a fair comparison)."""
-    df = win_share_by(run, ["strategy"], mapper=mapper)
+    df = run_one(run, STRATEGIES, mapper)
     return df.with_columns(relative=pl.col("mean") * run.n_players).sort("mean", descending=True)
 
 
@@ -117,14 +129,18 @@ def strategy_win_share(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
 
 
 def _seat_cross_map(chunk: Chunk, seats: tuple[int, ...]):
-    return cluster_cross(chunk, share_frame(chunk), "seat", "share", seats)
+    return cluster_cross(chunk, None, "seat", "share", seats, chunk.derived(seat_clusters))
 
 
 def _seat_cross_reduce(parts, seats: tuple[int, ...]):
     return mean_covariance(combine_cross(parts, "seat", seats))
 
 
-def seat_balance(run: RunData, mapper: Mapper = map) -> dict[str, float]:
+def balance_partial(run: RunData) -> Partial:
+    return Partial("balance", _seat_cross_map, _seat_cross_reduce, (tuple(range(run.n_players)),))
+
+
+def seat_balance(run: RunData, mapper: Mapper | None = None) -> dict[str, float]:
     """The balance score, its interval and a test of equal seats.
 
     *Balance* is 1 minus the largest gap between two seats' win shares (Ludii's measure). Its
@@ -185,19 +201,23 @@ def _count_reduce(parts, table: str, column: str) -> pl.DataFrame:
     return with_wilson(df.with_columns(total=pl.col("games").sum()), "games", "total", "share")
 
 
-def distribution(run: RunData, table: str, column: str, mapper: Mapper = map) -> pl.DataFrame:
+def counts_partial(table: str, column: str) -> Partial:
+    return Partial(f"{table}.{column}", _count_map, _count_reduce, (table, column))
+
+
+def distribution(
+    run: RunData, table: str, column: str, mapper: Mapper | None = None
+) -> pl.DataFrame:
     """Rows per value of ``table.column``, with each value's share and its Wilson interval."""
-    return run_one(
-        run, Partial(f"{table}.{column}", _count_map, _count_reduce, (table, column)), mapper
-    )
+    return run_one(run, counts_partial(table, column), mapper)
 
 
-def shared_wins(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+def shared_wins(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """How many games ended in a shared victory, by number of winners, with Wilson intervals."""
     return distribution(run, "games", "n_winners", mapper)
 
 
-def game_length(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+def game_length(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Distribution of game length in rounds."""
     return distribution(run, "games", "rounds", mapper)
 
@@ -207,10 +227,11 @@ def game_length(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
 
 def _prefix_map(chunk: Chunk, grid: tuple[int, ...]):
     """The chunk's moments by seat, whole and cut at every grid point inside it."""
-    df = share_frame(chunk)
+    df = chunk.derived(share_frame)
     cuts = {n: cluster_moments(chunk, df.filter(pl.col("game_id") < n), ["seat"], "share")
             for n in grid if chunk.start < n < chunk.stop}  # fmt: skip
-    return chunk.stop, cluster_moments(chunk, df, ["seat"], "share"), cuts
+    whole = cluster_moments(chunk, None, ["seat"], "share", chunk.derived(seat_clusters))
+    return chunk.stop, whole, cuts
 
 
 def _prefix_reduce(parts, grid: tuple[int, ...]) -> pl.DataFrame:
@@ -224,19 +245,23 @@ def _prefix_reduce(parts, grid: tuple[int, ...]) -> pl.DataFrame:
     return pl.concat(frames).with_columns(half_width=(pl.col("hi") - pl.col("lo")) / 2)
 
 
-def convergence(run: RunData, points: int = 8, mapper: Mapper = map) -> pl.DataFrame:
+def convergence_partial(run: RunData, points: int = 8) -> Partial:
+    total = run.games_logged
+    step = run.n_players if run.config.get("rotate") else 1
+    lo = min(total, max(100, total // 1000))
+    grid = sorted({max(step, round(x / step) * step) for x in _geometric(lo, total, points)})
+    grid = tuple(min(total, n) for n in grid)
+    return Partial("convergence", _prefix_map, _prefix_reduce, (grid,))
+
+
+def convergence(run: RunData, points: int = 8, mapper: Mapper | None = None) -> pl.DataFrame:
     """Seat win shares estimated from the first n games, for n on a geometric grid.
 
     The interval half-width shrinks as ``1/sqrt(n)``: this shows how many games a question of a
     given precision needs, and whether estimates have settled. With seat rotation the grid
     points are whole deals.
     """
-    total = run.games_logged
-    step = run.n_players if run.config.get("rotate") else 1
-    lo = min(total, max(100, total // 1000))
-    grid = sorted({max(step, round(x / step) * step) for x in _geometric(lo, total, points)})
-    grid = tuple(min(total, n) for n in grid)
-    return run_one(run, Partial("convergence", _prefix_map, _prefix_reduce, (grid,)), mapper)
+    return run_one(run, convergence_partial(run, points), mapper)
 
 
 def games_needed(half_width_now: float, games_now: int, precision: float) -> int:
@@ -252,3 +277,15 @@ def _geometric(a: int, b: int, k: int) -> list[float]:
         return [b]
     r = (b / a) ** (1 / (k - 1))
     return [a * r**i for i in range(k)]
+
+
+def partials(run: RunData) -> list[Partial]:
+    """What the report's common sections read (computed together in one pass)."""
+    return [
+        SEATS,
+        STRATEGIES,
+        balance_partial(run),
+        counts_partial("games", "n_winners"),
+        counts_partial("games", "rounds"),
+        convergence_partial(run),
+    ]

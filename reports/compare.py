@@ -68,18 +68,15 @@ def _change_reduce(parts, base: RunData, by: str) -> pl.DataFrame:
     return moments_to_mean(combine_moments(parts, [by]), [by], Z95)
 
 
-def paired_by(base: RunData, variant: RunData, by: str, mapper: Mapper = map) -> pl.DataFrame:
+def paired_by(
+    base: RunData, variant: RunData, by: str, mapper: Mapper | None = None
+) -> pl.DataFrame:
     """Mean win share in both runs and the paired change, by ``seat`` or ``strategy``, over
     the games the variant played (its chunks, paired with the same games of the run)."""
-    results = run_all(
-        variant,
-        [
-            Partial("shares", _shares_map, _shares_reduce, (base, by)),
-            Partial("change", _change_map, _change_reduce, (base, by)),
-        ],
-        mapper,
-    )
-    return results["shares"].join(results["change"], on=by).sort(by)
+    shares = Partial("shares", _shares_map, _shares_reduce, (base, by))
+    change = Partial("change", _change_map, _change_reduce, (base, by))
+    results = run_all(variant, [shares, change], mapper)
+    return results[shares].join(results[change], on=by).sort(by)
 
 
 def share_moved(table: pl.DataFrame) -> float:

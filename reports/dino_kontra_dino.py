@@ -16,7 +16,7 @@ import polars as pl
 
 from reports import plots
 from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
-from reports.common import share_frame, win_share_by
+from reports.common import clustered, share_frame
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import with_wilson
@@ -38,9 +38,12 @@ def _rounds_reduce(parts: list[pl.DataFrame]) -> dict:
     return pl.concat(parts).sum().row(0, named=True)
 
 
-def figure_rounds(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+FIGURE_ROUNDS = Partial("figure_rounds", _rounds_map, _rounds_reduce)
+
+
+def figure_rounds(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """How rounds were decided: outright, by the holder in a tie, or clockwise in a tie."""
-    r = run_one(run, Partial("figure_rounds", _rounds_map, _rounds_reduce), mapper)
+    r = run_one(run, FIGURE_ROUNDS, mapper)
     n = r["rounds"]
     df = pl.DataFrame(
         {
@@ -70,14 +73,17 @@ def _holding_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
     return concat_sum(parts, ["holding"])
 
 
-def figure_value(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+FIGURE_VALUE = Partial("figure_value", _holding_map, _holding_reduce)
+
+
+def figure_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Round win rate when holding the figure and when not (per seat-round), and the gap.
 
     Without the figure a seat would win 1/P of rounds on average; the gap between holders and
     the others is the per-round worth of holding it (including the holder's better hands: the
     figure goes to the last round's winner).
     """
-    df = run_one(run, Partial("figure_value", _holding_map, _holding_reduce), mapper)
+    df = run_one(run, FIGURE_VALUE, mapper)
     df = df.sort("holding", descending=True)
     labels = pl.when(pl.col("holding")).then(pl.lit("holding the figure"))
     df = df.with_columns(labels.otherwise(pl.lit("not holding it")).alias("seat-rounds"))
@@ -90,19 +96,22 @@ def first_holder_rows(chunk: Chunk) -> pl.DataFrame:
     """A chunk's seat-games with ``started_with_figure``."""
     games = chunk.table("games", ["game_id", "first_holder"])
     return (
-        share_frame(chunk)
+        chunk.derived(share_frame)
         .join(games, on="game_id", how="left")
         .with_columns(started_with_figure=pl.col("seat") == pl.col("first_holder"))
     )
 
 
-def first_holder_value(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+FIRST_HOLDER = clustered("win_share", first_holder_rows, ("started_with_figure",))
+
+
+def first_holder_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Win share of the seat that started with the figure against the others.
 
     With the default ``first_holder = 0`` this is also seat 0's advantage; set
     ``first_holder = -1`` (a random seat) to separate the figure from the seat.
     """
-    df = win_share_by(run, ["started_with_figure"], first_holder_rows, mapper=mapper)
+    df = run_one(run, FIRST_HOLDER, mapper)
     return df.sort("started_with_figure", descending=True)
 
 
@@ -119,9 +128,12 @@ def _cards_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
     return concat_sum(parts, ["card_id"])
 
 
-def card_strength(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+CARD_STRENGTH = Partial("card_strength", _cards_map, _cards_reduce)
+
+
+def card_strength(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Every dinosaur card: how often it was played, how often it won, its mean strength."""
-    played = run_one(run, Partial("card_strength", _cards_map, _cards_reduce), mapper)
+    played = run_one(run, CARD_STRENGTH, mapper)
     played = played.with_columns(mean_strength=pl.col("strength") / pl.col("played")).drop(
         "strength"
     )
@@ -152,9 +164,12 @@ def _events_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
     return concat_sum(parts, ["event_id"])
 
 
-def event_difficulty(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
+EVENT_DIFFICULTY = Partial("event_difficulty", _events_map, _events_reduce)
+
+
+def event_difficulty(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Every event: the mean winning strength and how often the figure decided it."""
-    r = run_one(run, Partial("event_difficulty", _events_map, _events_reduce), mapper)
+    r = run_one(run, EVENT_DIFFICULTY, mapper)
     r = r.with_columns(
         mean_top=pl.col("top") / pl.col("rounds"),
         figure_decided=pl.col("tied") / pl.col("rounds"),
@@ -165,6 +180,11 @@ def event_difficulty(run: RunData, mapper: Mapper = map) -> pl.DataFrame:
         .join(r, on="event_id", how="left")
         .sort("figure_decided", descending=True)
     )
+
+
+def partials(run: RunData) -> list[Partial]:
+    """What the report's Dino Kontra Dino sections read (computed in the report's one pass)."""
+    return [FIGURE_ROUNDS, FIGURE_VALUE, FIRST_HOLDER, CARD_STRENGTH, EVENT_DIFFICULTY]
 
 
 def sections(run: RunData) -> list[Section]:

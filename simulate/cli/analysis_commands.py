@@ -35,8 +35,7 @@ def write_report(
     for folder in list_variants(run.store):
         variant = Run(folder)
         paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
-    sections = importlib.import_module(spec.report).sections
-    html, md = render_report(run, sections, paired)
+    html, md = render_report(run, importlib.import_module(spec.report), paired)
     return run.write_text("report.html", html), run.write_text("report.md", md)
 
 
