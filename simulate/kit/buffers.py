@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from simulate.kit.arrow import dictionary, to_arrow
+from simulate.kit.arrow import dictionary, strings, to_arrow
 from simulate.kit.tables import LABEL_LIST, Column, Kind, Table
 
 if TYPE_CHECKING:
@@ -130,11 +130,12 @@ def _values(column: Column, table: Table, buf: Any, setup: Setup, start: int) ->
 
 
 def _label_lists(codes: np.ndarray, labels: list[str]) -> pa.Array:
-    """A list-of-categories column from 2-D int8 codes padded with -1."""
+    """A list-of-categories column (lists of labels) from 2-D int8 codes padded with -1."""
     keep = codes >= 0
     offsets = np.zeros(len(codes) + 1, dtype=np.int32)
     offsets[1:] = np.cumsum(keep.sum(axis=1))
-    return pa.ListArray.from_arrays(to_arrow(offsets, pa.int32()), dictionary(codes[keep], labels))
+    values = strings(labels).take(to_arrow(codes[keep], pa.int8()))
+    return pa.ListArray.from_arrays(to_arrow(offsets, pa.int32()), values)
 
 
 def _filled(fill: str, dtype: type, per_game: int, rows: int, setup: Setup, start: int):

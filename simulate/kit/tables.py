@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 
 LABELS = pa.dictionary(pa.int8(), pa.string())
 """Arrow type of a category column: int8 codes into a list of labels."""
-LABEL_LIST = pa.list_(LABELS)
+LABEL_LIST = pa.list_(pa.string())
 """Arrow type of a column holding a list of categories per row (a team of dinos ...): its
-buffer is 2-D, ``width`` int8 codes per row, padded with -1."""
+buffer is 2-D, ``width`` int8 codes into its labels per row, padded with -1. Stored as a list
+of strings (Parquet dictionary-encodes them): a Parquet round trip of a *nested* dictionary
+keeps only the labels a part uses, in the order they first appear, so a replayed game's rows
+would not equal the logged ones."""
 
 
 class Kind(Enum):
