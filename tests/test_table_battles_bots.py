@@ -19,7 +19,8 @@ from rules.table_battles.constants import DRAFT, GAME_OVER, ROUND_DONE
 from rules.table_battles.engine import advance, apply, deal, is_legal
 from rules.table_battles.options import OPTIONS
 from rules.table_battles.params import TableBattlesParameters
-from rules.table_battles.state import S_DICE
+from rules.table_battles.state import S_DICE, new_states
+from simulate.games.table_battles import SPEC
 from simulate.games.table_battles.check import build, match, play_checked
 from strategies.table_battles import REGISTRY
 from strategies.table_battles.allowed import all_forbidden, uses_forbidden
@@ -43,9 +44,9 @@ def bound(n: int, k: float) -> float:
 @pytest.mark.parametrize("setup", ["draft", "first_game"])
 def test_every_bot_plays_checked_games(bot, setup):
     p = P.with_values({"setup": setup})
-    lineup = REGISTRY.lineup(f"{SMALL.get(bot, bot)},heuristic", 2)
+    game_setup = SPEC.setup(p, 2, f"{SMALL.get(bot, bot)},heuristic")
     for g in range(2):
-        game = play_checked(p, CARDS, 2, lineup, 5, g)
+        game = play_checked(game_setup, 5, g)
         assert game.end_reason > 0 and game.decisions > 0
 
 
@@ -76,9 +77,9 @@ FORBID = ("block", "counter", "tyrannosaurus-rex", "spinosaurus", "stegosaurus",
 
 @pytest.mark.parametrize("bot", ["random", "heuristic", "search", "drafter"])
 def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
-    lineup = REGISTRY.lineup(f"{SMALL.get(bot, bot)},heuristic", 2)
-    tbs, lus, states = build(P, CARDS, lineup, {0: FORBID})
-    tb, lu, st = tbs[0], lus[0], states[0]
+    setup = SPEC.setup(P, 2, f"{SMALL.get(bot, bot)},heuristic")
+    tbs, lus, states, scratches = build(setup, {0: FORBID})
+    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     ids = [OPTIONS.index(o) for o in FORBID]
     used = forced = 0
     with np.errstate(over="ignore"):
@@ -90,7 +91,7 @@ def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
                 if kind == ROUND_DONE:
                     continue
                 j = int(st.actor)
-                a = choose(lu, j, tb, st, states[1:])
+                a = choose(lu, j, tb, st, j, scratch)
                 assert is_legal(tb, st, a)
                 if j == 0 and uses_forbidden(lu, 0, tb, st, a):
                     assert all_forbidden(lu, 0, tb, st), f"forbidden action {a} in decision {kind}"
@@ -103,19 +104,18 @@ def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
 
 
 def test_heuristic_never_drafts_a_forbidden_dino():
-    lineup = REGISTRY.lineup("heuristic,heuristic", 2)
+    setup = SPEC.setup(P, 2, "heuristic,heuristic")
     for g in range(8):
-        game = play_checked(P, CARDS, 2, lineup, 9, g, forbid={0: ("tyrannosaurus-rex",)})
+        game = play_checked(setup, 9, g, forbid={0: ("tyrannosaurus-rex",)})
         trex = CARDS.find("Tyrannosaurus Rex", True)
         assert trex not in game.teams[0]
 
 
 def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
-    lineup = REGISTRY.lineup("search[rollouts=3,candidates=4],drafter[rollouts=3]", 2)
-    tbs, lus, states = build(P, CARDS, lineup)
-    tb, lu, st = tbs[0], lus[0], states[0]
-    pool = states[1:]
-    spare = states.copy()
+    setup = SPEC.setup(P, 2, "search[rollouts=3,candidates=4],drafter[rollouts=3]")
+    tbs, lus, states, scratches = build(setup)
+    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
+    spare = new_states(2)
     checked_battle = checked_draft = 0
     with np.errstate(over="ignore"):
         seed_streams(st.rng[:3], np.uint64(4), np.uint64(4))
@@ -126,7 +126,7 @@ def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
                 continue
             j = int(st.actor)
             spare[0] = st
-            a = choose(lu, j, tb, spare[0], pool)
+            a = choose(lu, j, tb, spare[0], j, scratch)
             spare[1] = st
             spare[1].rng[0] ^= np.uint64(0x5555)  # another future: other dice, other deal
             spare[1].rng[S_DICE] ^= np.uint64(0x1234)
@@ -141,7 +141,7 @@ def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
                     checked_draft += 1
             elif kind != DRAFT:
                 checked_battle += 1
-            b = choose(lu, j, tb, spare[1], pool)
+            b = choose(lu, j, tb, spare[1], j, scratch)
             assert a == b, f"decision {kind} depends on hidden information"
-            apply(tb, st, choose(lu, j, tb, st, pool))
+            apply(tb, st, choose(lu, j, tb, st, j, scratch))
     assert checked_battle > 10 and checked_draft >= 2

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.table_battles.params import TableBattlesParameters
+from simulate.games.table_battles import SPEC
 from simulate.games.table_battles.check import build, play_checked, play_games
 from strategies.table_battles import REGISTRY
 
@@ -66,9 +67,9 @@ def test_invariants_hold_and_the_compiled_loop_agrees(
             "max_turns": max_turns,
         }
     )
-    cards = p.load_cards()
-    lineup = REGISTRY.lineup(",".join(bots), 2)
-    game = play_checked(p, cards, 2, lineup, seed, game_id)
+    setup = SPEC.setup(p, 2, ",".join(bots))
+    cards = setup.data
+    game = play_checked(setup, seed, game_id)
     assert game.turns <= max_turns
     assert all(m >= 0 for m in game.markers)
     for s in range(2):
@@ -78,10 +79,9 @@ def test_invariants_hold_and_the_compiled_loop_agrees(
             assert 1 <= len(game.teams[s]) <= draft_hand - 1
     if setup == "draft":
         assert len(game.drafts) == 2 * draft_hand  # every dealt card is acted on once
-    tbs, lus, states = build(p, cards, lineup)
     out = np.zeros((1, 5), dtype=np.int64)
     with np.errstate(over="ignore"):
-        play_games(tbs[0], lus[0], states, np.uint64(seed), game_id, game_id + 1, False, out)
+        play_games(*build(setup), np.uint64(seed), game_id, game_id + 1, False, out)
     assert out[0, 0] == game.winner and out[0, 1] == game.end_reason and out[0, 2] == game.turns
 
 

@@ -121,6 +121,32 @@ class CardPool:
     def names(self) -> list[str]:
         return [d.name for d in self.dinos]
 
+    def dino_names(self) -> list[str]:
+        """Every dino's name once, in file order: a replacement version (the expansion's
+        Spinosaurus ...) is the same dino with other cards, so it shares its name's code."""
+        out: dict[str, str] = {}
+        for d in self.dinos:
+            out.setdefault(d.name.lower(), d.name)
+        return list(out.values())
+
+    def name_code(self, i: int) -> int:
+        """The code of dino version ``i``'s name in :meth:`dino_names`."""
+        lower = [n.lower() for n in self.dino_names()]
+        return lower.index(self.dinos[i].name.lower())
+
+    def card_labels(self) -> list[str]:
+        """One label per action card, by global card id (file order): the dino's name and the
+        card's number, with the set where the name has two versions (``Spinosaurus 2
+        (expansion)``)."""
+        versions: dict[str, int] = {}
+        for d in self.dinos:
+            versions[d.name.lower()] = versions.get(d.name.lower(), 0) + 1
+        out = []
+        for d in self.dinos:
+            tag = f" ({d.set})" if versions[d.name.lower()] > 1 else ""
+            out += [f"{d.name} {k + 1}{tag}" for k in range(d.n_cards)]
+        return out
+
     def pool(self, expansion: bool) -> list[int]:
         """Indices of the dinos in play: the base set, plus the expansion's new dinos with the
         replaced base versions dropped when ``expansion``."""
@@ -171,8 +197,10 @@ class CardPool:
             )
         else:
             kind = "PROVISIONAL (fields not marked known)"
+        where = Path(self.path).name if self.path else self.label
+        name = f"built-in '{self.label}', " if self.label in BUILTIN else ""
         return (
-            f"cards '{self.label}' ({len(self.dinos)} dino versions, {n_base} base; {kind}; "
+            f"card file {where} ({name}{len(self.dinos)} dino versions, {n_base} base; {kind}; "
             f"sha256 {self.sha256[:12]})"
         )
 

@@ -74,6 +74,7 @@ TABLE = np.dtype(
         ("d_alpha", np.int8, (MAX_POOL,)),  # rank of the name, alphabetically
         ("d_option", np.int8, (MAX_POOL,)),  # restrictable option id of the dino, -1 none
         ("d_faces", np.int8, (MAX_POOL,)),  # union of the faces its dice areas accept
+        ("d_name", np.int8, (MAX_POOL,)),  # code of its name in CardPool.dino_names()
         ("c_dino", np.int16, (MAX_POOL_CARDS,)),
         ("c_number", np.int8, (MAX_POOL_CARDS,)),  # 1.. within its dino
         ("c_kind", np.int8, (MAX_POOL_CARDS,)),  # KIND_DICE / KIND_PASSIVE
@@ -209,6 +210,7 @@ def make_table(p: TableBattlesParameters, cards: CardPool, n_players: int = 2) -
         t.d_trex[i] = d.name.lower() == TREX_NAME.lower()
         t.d_alpha[i] = order.index(i)
         t.d_option[i] = dino_option(d.name)
+        t.d_name[i] = cards.name_code(i)
         mask = 0
         for k, card in enumerate(d.cards):
             t.c_dino[c] = i

@@ -38,9 +38,12 @@ def play_random(lu, j: int, tb, st) -> np.int64:
 
 
 @jit
-def choose(lineup, j: int, tb, st, pool) -> np.int64:
-    """The action lineup position ``j``'s bot takes for ``st.actor`` (``pool``: at least two
-    spare states for the search bots' rollouts)."""
+def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
+
+    ``scratch`` is one :data:`~strategies.table_battles.search.SCRATCH` record: the search bots
+    take their two spare states from ``scratch.worlds``.
+    """
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         return heuristic(tb, st, lineup, j, np.int64(OWN))
@@ -48,7 +51,7 @@ def choose(lineup, j: int, tb, st, pool) -> np.int64:
         return play_random(lineup, j, tb, st)
     p = lineup.params[j]
     if sid == SEARCH:
-        return search(tb, st, lineup, j, pool, np.int64(p[0]), np.int64(p[1]))
+        return search(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), np.int64(p[1]))
     if sid == DRAFTER:
-        return drafter(tb, st, lineup, j, pool, np.int64(p[0]))
+        return drafter(tb, st, lineup, j, scratch.worlds, np.int64(p[0]))
     return heuristic(tb, st, lineup, j, np.int64(OWN))

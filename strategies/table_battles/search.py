@@ -47,7 +47,7 @@ from rules.table_battles.engine import (
     place_ok,
     target_ok,
 )
-from rules.table_battles.state import CHANCE, N_STREAMS
+from rules.table_battles.state import CHANCE, N_STREAMS, STATE
 from strategies.table_battles.allowed import forbidden
 from strategies.table_battles.heuristic import (
     DEFAULT,
@@ -60,6 +60,10 @@ from strategies.table_battles.heuristic import (
 
 _SALT = np.uint64(0x9FB21C651E98DF25)
 MAX_CAND = 64
+SCRATCH = np.dtype([("worlds", STATE, (2,))], align=True)
+"""The bots' scratch, one record: two spare states for the search bots' rollouts (``worlds[0]``
+the determinised copy, ``worlds[1]`` the copy a candidate is played out on). One record, not an
+array of states, so the kernel's hot loop carries one pointer through the dispatch."""
 
 
 @jit
@@ -113,8 +117,9 @@ def result(sim, seat: int) -> float:
 
 
 @jit
-def mc_pick(tb, st, lu, j: int, pool, cand, m: int, rollouts: int) -> np.int64:
-    """The candidate with the best mean rollout result (the first on ties)."""
+def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int) -> np.int64:
+    """The candidate with the best mean rollout result (the first on ties); ``worlds``: the
+    :data:`SCRATCH` record's two spare states."""
     if m == 1:
         return cand[0]
     seat = st.actor
@@ -122,11 +127,11 @@ def mc_pick(tb, st, lu, j: int, pool, cand, m: int, rollouts: int) -> np.int64:
     base = next_u64(st.rng, 1 + seat)
     for i in range(rollouts):
         key = mix64(base + np.uint64(i) * _SALT)
-        pool[0] = st
-        determinise(tb, pool[0], seat, key)
+        worlds[0] = st
+        determinise(tb, worlds[0], seat, key)
         for c in range(m):
-            pool[1] = pool[0]
-            sim = pool[1]
+            worlds[1] = worlds[0]
+            sim = worlds[1]
             apply(tb, sim, cand[c])
             rollout(tb, sim, lu, j)
             value[c] += result(sim, seat)
@@ -218,7 +223,7 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
 
 
 @jit
-def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
+def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int) -> np.int64:
     """Flat Monte Carlo in the battle; the heuristic drafts."""
     kind = st.kind
     if kind == DRAFT:
@@ -229,11 +234,11 @@ def search(tb, st, lu, j: int, pool, rollouts: int, limit: int) -> np.int64:
     m = battle_candidates(tb, st, lu, j, cand, limit)
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT))
-    return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts)
 
 
 @jit
-def drafter(tb, st, lu, j: int, pool, rollouts: int) -> np.int64:
+def drafter(tb, st, lu, j: int, worlds, rollouts: int) -> np.int64:
     """Flat Monte Carlo over the draft actions; the heuristic battles."""
     if st.kind != DRAFT:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT))
@@ -241,4 +246,4 @@ def drafter(tb, st, lu, j: int, pool, rollouts: int) -> np.int64:
     m = all_candidates(tb, st, lu, j, cand)
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT))
-    return mc_pick(tb, st, lu, j, pool, cand, m, rollouts)
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts)

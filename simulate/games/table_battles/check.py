@@ -1,16 +1,19 @@
-"""Play Dinosaur Table Battles games step by step from Python with every invariant checked,
-and a small compiled loop that plays many games for speed measurements and strength ladders.
+"""Play Dinosaur Table Battles games step by step from Python with every rule checked, and a
+small compiled loop that plays many games for strength ladders and speed measurements.
 
-:func:`play_checked` is the debugging and testing twin of the (later) chunk kernel: it seeds,
-deals, asks the bots and applies their actions exactly as a kernel does, and after every
-engine call checks the rules' invariants (markers never negative, dice conserved, the dice on
-every card allowed by its dice area, no dice on a flipped card, at most two dinos receiving
-dice a turn with one card each, the draft's action-card cap, every action legal, the end
-condition the state reports). A broken invariant raises :class:`AssertionError` naming it.
+:func:`play_checked` is the debugging and testing twin of the chunk kernel
+(:func:`simulate.games.table_battles.kernel.play_chunk`): it seeds, deals, asks the bots and
+applies their actions exactly as the kernel does, and after every engine call checks the rules'
+invariants through :func:`simulate.kit.spec.expect` (markers never negative, dice conserved, the
+dice on every card allowed by its dice area, no dice on a flipped card, at most two dinos
+receiving dice a turn with one card each, the draft's action-card cap, every action legal, the
+hit markers each side starts with, the first player, every turn record's markers, the end
+condition the state reports). A broken rule raises :class:`~simulate.kit.spec.RuleBroken`
+naming it. The conformance suite compares its winners and rounds with the kernel's rows.
 
-:func:`play_games` is the compiled loop (no logging): game ``gid`` is keyed by
-``game_key(seed, gid)``; with ``rotate`` the two games ``2k, 2k+1`` share the deal key ``k``
-and swap the seats of the two lineup positions.
+:func:`play_games` is the compiled loop without logs: game ``gid`` is seeded as the kernel
+seeds it (:func:`simulate.kit.support.start_game`); with ``rotate`` the two games ``2k, 2k+1``
+share the deal key ``k`` and swap the seats of the two lineup positions.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import dataclasses
 import numpy as np
 
 from rules.core.jit import jit
-from rules.core.rng import game_key, seed_streams
 from rules.table_battles.cards import CardPool
 from rules.table_battles.constants import (
     DRAFT,
@@ -45,18 +47,28 @@ from rules.table_battles.engine import (
 )
 from rules.table_battles.options import option_of
 from rules.table_battles.params import TableBattlesParameters
-from rules.table_battles.state import EV_DRAFT, EV_TURN, EV_WIDTH, make_table, new_states
+from rules.table_battles.state import (
+    E_MARKERS0,
+    E_MARKERS1,
+    E_UP0,
+    E_UP1,
+    EV_DRAFT,
+    EV_TURN,
+    EV_WIDTH,
+)
+from simulate.games.table_battles.kernel import kernel_inputs
+from simulate.kit.spec import Checked, Setup, expect
+from simulate.kit.support import position, start_game
 from strategies.core.registry import Strategy
 from strategies.table_battles import REGISTRY
 from strategies.table_battles.bots import choose
 
 
-@dataclasses.dataclass
-class CheckedGame:
+@dataclasses.dataclass(frozen=True)
+class CheckedGame(Checked):
     """What a checked game saw: its final numbers and every event record."""
 
     winner: int
-    winners: list[bool]
     end_reason: int
     turns: int
     markers: list[int]
@@ -64,7 +76,6 @@ class CheckedGame:
     cards0: list[int]
     first: list[int]
     teams: list[list[int]]
-    decisions: int
     drafts: list[tuple[int, ...]]  # seat, pick, dino, action, rating
     turn_records: list[tuple[int, ...]]  # the EV_TURN columns 1..
     options_used: list[tuple[int, int]]  # (seat, option) of every action taken
@@ -73,80 +84,104 @@ class CheckedGame:
 def check_state(tb, st, total_dice: int) -> None:
     """The invariants that hold after every engine call."""
     for s in range(2):
-        assert st.markers[s] >= 0, f"seat {s} has {st.markers[s]} markers"
+        expect(st.markers[s] >= 0, f"seat {s} has {st.markers[s]} markers")
         on_cards = 0
         n_alive = 0
         for t in range(int(st.n_team[s])):
             d = int(st.team[s, t])
             first = int(st.team_slot[s, t])
             ups = sum(int(st.up[s, first + k]) for k in range(int(tb.d_cards[d])))
-            assert ups == st.team_up[s, t], f"seat {s} dino {d}: face-up count {ups}"
-            assert bool(st.alive[s, t]) == (ups > 0), f"seat {s} dino {d}: alive but all flipped"
+            expect(ups == st.team_up[s, t], f"seat {s} dino {d}: face-up count {ups}")
+            expect(bool(st.alive[s, t]) == (ups > 0), f"seat {s} dino {d}: alive but all flipped")
             n_alive += int(st.alive[s, t])
-        assert n_alive == st.n_alive[s], f"seat {s}: {n_alive} dinos alive, n_alive {st.n_alive[s]}"
+        expect(n_alive == st.n_alive[s], f"seat {s}: {n_alive} alive, n_alive {st.n_alive[s]}")
         for slot in range(int(st.n_slots[s])):
             card = int(st.slot_card[s, slot])
             dice = [int(x) for x in st.dice[s, slot]]
-            assert dice[0] == sum(dice[1:]), f"seat {s} card {card}: dice total {dice}"
-            assert min(dice) >= 0, f"seat {s} card {card}: negative dice"
+            expect(dice[0] == sum(dice[1:]), f"seat {s} card {card}: dice total {dice}")
+            expect(min(dice) >= 0, f"seat {s} card {card}: negative dice")
             on_cards += dice[0]
             if not st.up[s, slot]:
-                assert dice[0] == 0, f"seat {s} card {card}: a flipped card holds dice"
+                expect(dice[0] == 0, f"seat {s} card {card}: a flipped card holds dice")
             faces = int(tb.c_faces[card])
             if dice[0] and faces != PAIR_AREA:
                 for f in range(1, 7):
-                    assert not dice[f] or faces >> f & 1, f"card {card} holds a {f} off its area"
-        assert st.free[s] >= 0, f"seat {s}: {st.free[s]} free dice"
+                    expect(not dice[f] or faces >> f & 1, f"card {card} holds a {f} off its area")
+        expect(st.free[s] >= 0, f"seat {s}: {st.free[s]} free dice")
         if tb.flip_returns:
-            assert on_cards + st.free[s] == total_dice, f"seat {s}: dice not conserved"
+            expect(on_cards + st.free[s] == total_dice, f"seat {s}: dice not conserved")
         else:
-            assert on_cards + st.free[s] <= total_dice, f"seat {s}: dice appeared"
+            expect(on_cards + st.free[s] <= total_dice, f"seat {s}: dice appeared")
         if st.n_slots[s]:
-            assert team_cards(tb, st, s) <= max(tb.card_cap, st.cards0[s]), "card cap broken"
-    assert 0 <= st.n_placed <= 2, f"{st.n_placed} dinos received dice this turn"
+            cap = max(tb.card_cap, st.cards0[s])
+            expect(team_cards(tb, st, s) <= cap, "card cap broken")
+    expect(0 <= st.n_placed <= 2, f"{st.n_placed} dinos received dice this turn")
 
 
-def build(params: TableBattlesParameters, data: CardPool, lineup: list[Strategy], forbid=None):
-    """Table, lineup record and states (the game plus spare states for search rollouts)."""
-    tb = make_table(params, data, 2)
-    lu = REGISTRY.lineup_record(lineup, forbid)
-    return tb, lu, new_states(3)
+def check_setup(tb, st) -> None:
+    """Hit markers at the start (per dino, the two bonuses, the T-Rex) and the first player
+    (fewest markers, else the side whose dino comes first alphabetically)."""
+    n = [int(st.n_team[s]) for s in range(2)]
+    cards = [int(st.cards0[s]) for s in range(2)]
+    markers = []
+    for s in range(2):
+        o = 1 - s
+        team = [int(d) for d in st.team[s, : n[s]]]
+        expect(cards[s] == sum(int(tb.d_cards[d]) for d in team), f"seat {s}: card count")
+        m = int(tb.markers_per_dino) * n[s]
+        m += int(tb.bonus_markers) * ((n[s] < n[o]) + (cards[s] < cards[o]))
+        m += int(tb.trex_markers) * sum(int(tb.d_trex[d]) for d in team)
+        expect(int(st.markers0[s]) == m, f"seat {s} starts with {st.markers0[s]} markers, not {m}")
+        markers.append(m)
+    if markers[0] != markers[1]:
+        first = 0 if markers[0] < markers[1] else 1
+    else:
+        alpha = [min(int(tb.d_alpha[d]) for d in st.team[s, : n[s]]) for s in range(2)]
+        first = 0 if alpha[0] <= alpha[1] else 1
+    expect(int(st.first_seat) == first, f"seat {st.first_seat} moves first, the rules say {first}")
+    expect([int(x) for x in st.first] == [int(first == 0), int(first == 1)], "first flags")
+
+
+def build(setup: Setup, forbid: dict[int, tuple[str, ...]] | None = None) -> tuple:
+    """Fresh kernel inputs for ``setup`` (not a kernel's), with optional restricted options."""
+    return kernel_inputs(setup.params, setup.data, setup.lineup, forbid)
 
 
 def play_checked(
-    params: TableBattlesParameters,
-    data: CardPool,
-    n_players: int,
-    lineup: list[Strategy],
-    seed: int,
-    game_id: int,
-    forbid: dict[int, tuple[str, ...]] | None = None,
+    setup: Setup, seed: int, game_id: int, forbid: dict[int, tuple[str, ...]] | None = None
 ) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (lineup position = seat) with every check on."""
-    params.check_players(n_players, data)
-    tbs, lus, states = build(params, data, lineup, forbid)
-    tb, lu, st = tbs[0], lus[0], states[0]
-    pool = states[1:]
+    """Play game ``game_id`` of ``seed`` (no seat rotation: lineup position = seat) with every
+    check on; ``forbid`` restricts lineup positions as :meth:`Registry.lineup_record` does."""
+    tbs, lus, states, scratches = build(setup, forbid)
+    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     drafts: list[tuple[int, ...]] = []
     turns: list[tuple[int, ...]] = []
     used: list[tuple[int, int]] = []
     decisions = 0
     total = int(tb.dice)
     with np.errstate(over="ignore"):
-        key = np.uint64(game_key(np.uint64(seed), np.uint64(game_id)))
-        seed_streams(st.rng[:3], key, key)
+        start_game(st.rng, 2, np.uint64(seed), game_id, False)
         deal(tb, st)
         placed_teams: set[int] = set()
+        set_up = False
         while True:
             kind = advance(tb, st)
             for e in np.array(st.ev[: st.n_ev]):
                 if e[0] == EV_DRAFT:
                     drafts.append(tuple(int(x) for x in e[1:6]))
+                    expect(int(e[5]) == int(tb.d_rating[int(e[3])]), "draft rating misreported")
                 elif e[0] == EV_TURN:
                     turns.append(tuple(int(x) for x in e[1:EV_WIDTH]))
+                    expect([int(e[E_MARKERS0]), int(e[E_MARKERS1])] == list(st.markers[:2]),
+                           "the turn record's markers differ from the state")  # fmt: skip
+                    up = [int(face_up_cards(tb, st, s)) for s in range(2)]
+                    expect([int(e[E_UP0]), int(e[E_UP1])] == up, "face-up cards misreported")
                     placed_teams = set()
             st.n_ev = 0
             if st.n_slots[0] or st.n_slots[1]:
+                if not set_up:
+                    check_setup(tb, st)
+                    set_up = True
                 check_state(tb, st, total)
             if kind == GAME_OVER:
                 break
@@ -155,42 +190,44 @@ def play_checked(
             decisions += 1
             seat = int(st.actor)
             n = int(actions(tb, st, -1))
-            assert n >= 1, f"decision {kind} with no legal action"
-            action = int(choose(lu, seat, tb, st, pool))
-            assert is_legal(tb, st, action), f"illegal action {action} for decision {kind}"
+            expect(n >= 1, f"decision {kind} with no legal action")
+            action = int(choose(lu, position(seat, 0, 2), tb, st, seat, scratch))
+            expect(is_legal(tb, st, action), f"illegal action {action} for decision {kind}")
             opt = int(option_of(tb, st, action))
             if opt >= 0:
                 used.append((seat, opt))
             if kind == PLACE and action >= 0:
                 t = int(st.slot_team[seat, action >> 16])
-                assert t not in placed_teams, "dice placed twice on one dino in a turn"
+                expect(t not in placed_teams, "dice placed twice on one dino in a turn")
                 placed_teams.add(t)
-                assert len(placed_teams) <= 2, "dice placed on more than two dinos"
+                expect(len(placed_teams) <= 2, "dice placed on more than two dinos")
             if kind == DRAFT:
-                assert st.dstep < tb.draft_hand, "draft went on too long"
+                expect(st.dstep < tb.draft_hand, "draft went on too long")
             apply(tb, st, action)
         winners = np.zeros(2, dtype=np.bool_)
         winner = int(final_result(tb, st, winners))
     reason = int(st.end_reason)
-    a = int(st.active)
     if reason == END_TURN_CAP:
-        assert winner == -1 and int(st.turn) == tb.max_turns, "capped game with a winner"
+        expect(winner == -1 and int(st.turn) == tb.max_turns, "capped game with a winner")
     elif reason == END_MARKERS:
-        assert st.markers[1 - winner] <= 0, "markers win with markers left"
+        expect(st.markers[1 - winner] <= 0, "markers win with markers left")
     elif reason == END_ONE_DINO:
-        assert st.n_alive[1 - winner] <= 1, "one-dino win with more dinos"
+        expect(st.n_alive[1 - winner] <= 1, "one-dino win with more dinos")
     elif reason == END_BOTH_ONE:
-        assert st.markers[0] == st.markers[1] == 1, "both-at-one end without one marker each"
+        expect(st.markers[0] == st.markers[1] == 1, "both-at-one end without one marker each")
         u = [int(face_up_cards(tb, st, s)) for s in range(2)]
-        expect = 0 if u[0] > u[1] else 1 if u[1] > u[0] else 1 - int(st.first_seat)
-        assert winner == expect, "both-at-one winner is not the one with more face-up cards"
+        want = 0 if u[0] > u[1] else 1 if u[1] > u[0] else 1 - int(st.first_seat)
+        expect(winner == want, "both-at-one winner is not the one with more face-up cards")
     else:
-        raise AssertionError(f"game ended without a reason (active {a})")
+        expect(False, f"game ended without a reason (active {int(st.active)})")
+    expect(len(turns) == int(st.turn), f"{len(turns)} turn records for {int(st.turn)} turns")
     for s in range(2):
-        assert team_cards(tb, st, s) <= max(tb.card_cap, int(st.cards0[s]))
+        expect(team_cards(tb, st, s) <= max(tb.card_cap, int(st.cards0[s])), "card cap broken")
     return CheckedGame(
-        winner=winner,
         winners=[bool(x) for x in winners],
+        rounds=(int(st.turn) + 1) // 2,
+        decisions=decisions,
+        winner=winner,
         end_reason=reason,
         turns=int(st.turn),
         markers=[int(x) for x in st.markers],
@@ -198,7 +235,6 @@ def play_checked(
         cards0=[int(x) for x in st.cards0],
         first=[int(x) for x in st.first],
         teams=[[int(d) for d in st.team[s, : st.n_team[s]]] for s in range(2)],
-        decisions=decisions,
         drafts=drafts,
         turn_records=turns,
         options_used=used,
@@ -206,15 +242,13 @@ def play_checked(
 
 
 @jit
-def play_games(tb, lu, states, seed, start: int, stop: int, rotate: bool, out) -> None:
-    """Play games ``start .. stop-1``; ``out[g - start]`` = (winning lineup position or -1,
-    end reason, turns, seat of lineup position 0, lineup position of the first player)."""
-    st = states[0]
-    pool = states[1:]
+def play_games(tables, lineups, states, scratches, seed, start: int, stop: int, rotate: bool, out):
+    """Play games ``start .. stop-1`` without logs; ``out[g - start]`` = (winning lineup
+    position or -1, end reason, turns, seat of lineup position 0, lineup position of the first
+    player). Seeded and dispatched as the chunk kernel does."""
+    tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     for gid in range(start, stop):
-        rot = gid % 2 if rotate else 0
-        key = game_key(seed, np.uint64(gid // 2 if rotate else gid))
-        seed_streams(st.rng[:3], key, game_key(seed, np.uint64(gid)) if rotate else key)
+        rot = start_game(st.rng, 2, seed, gid, rotate)
         deal(tb, st)
         while True:
             kind = advance(tb, st)
@@ -222,14 +256,14 @@ def play_games(tb, lu, states, seed, start: int, stop: int, rotate: bool, out) -
             if kind == GAME_OVER:
                 break
             if kind != ROUND_DONE:
-                j = st.actor ^ rot
-                apply(tb, st, choose(lu, j, tb, st, pool))
+                s = st.actor
+                apply(tb, st, choose(lu, position(s, rot, 2), tb, st, s, scratch))
         g = gid - start
-        out[g, 0] = st.winner ^ rot if st.winner >= 0 else -1
+        out[g, 0] = position(st.winner, rot, 2) if st.winner >= 0 else -1
         out[g, 1] = st.end_reason
         out[g, 2] = st.turn
         out[g, 3] = rot
-        out[g, 4] = st.first_seat ^ rot
+        out[g, 4] = position(st.first_seat, rot, 2)
 
 
 def match(
@@ -242,10 +276,10 @@ def match(
     forbid: dict[int, tuple[str, ...]] | None = None,
 ) -> np.ndarray:
     """Play ``n_games`` compiled games; rows as :func:`play_games` writes them."""
-    tbs, lus, states = build(params, data, lineup, forbid)
+    inputs = kernel_inputs(params, data, lineup, forbid)
     out = np.zeros((n_games, 5), dtype=np.int64)
     with np.errstate(over="ignore"):
-        play_games(tbs[0], lus[0], states, np.uint64(seed), 0, n_games, rotate, out)
+        play_games(*inputs, np.uint64(seed), 0, n_games, rotate, out)
     return out
 
 
