@@ -3,7 +3,8 @@
 Definitions
 -----------
 *Win share*: in each game a seat scores 1 for an outright win and ``1/k`` for a victory shared
-by ``k`` players, 0 otherwise; a seat's (or strategy's) win share is the mean over its games. A
+by ``k`` players, 0 otherwise (also in a game nobody won, such as one stopped by a turn cap:
+``n_winners`` 0); a seat's (or strategy's) win share is the mean over its games. A
 perfectly balanced seat has win share ``1/P``. Intervals are cluster-robust 95% intervals: with
 ``--rotate`` the P games of one deal form a cluster. Every analysis runs chunk by chunk
 (:mod:`reports.aggregate`), so its memory does not grow with the run.
@@ -48,14 +49,18 @@ def cluster(run: RunData) -> pl.Expr:
     return pl.col("game_id")
 
 
+def share_expr() -> pl.Expr:
+    """A seat's win share from ``winner`` and ``n_winners``: 0 when nobody won (not 0/0)."""
+    n = pl.col("n_winners")
+    return pl.when(n > 0).then(pl.col("winner").cast(pl.Float64) / n).otherwise(0.0)
+
+
 def with_win_share(run: RunData) -> pl.LazyFrame:
     """The whole run's players table with ``share`` as one LazyFrame (for exploring a run in a
     notebook; the report's analyses use :func:`share_frame` chunk by chunk instead)."""
     games = run.scan("games").select("game_id", "n_winners")
     return (
-        run.scan("players")
-        .join(games, on="game_id", how="left")
-        .with_columns(share=pl.col("winner").cast(pl.Float64) / pl.col("n_winners"))
+        run.scan("players").join(games, on="game_id", how="left").with_columns(share=share_expr())
     )
 
 
@@ -66,7 +71,7 @@ def share_frame(chunk: Chunk) -> pl.DataFrame:
     games = chunk.table("games", ["game_id", "n_winners"])
     return players.join(games, on="game_id", how="left").with_columns(
         pl.col("strategy").cast(pl.String),
-        share=pl.col("winner").cast(pl.Float64) / pl.col("n_winners"),
+        share=share_expr(),
     )
 
 

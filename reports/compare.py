@@ -20,7 +20,7 @@ from reports.aggregate import (
     read_range,
     run_all,
 )
-from reports.common import share_frame
+from reports.common import share_expr, share_frame
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -38,7 +38,7 @@ def paired_rows(chunk: Chunk, base: RunData) -> pl.DataFrame:
     players = read_range(base, "players", chunk.start, chunk.stop, ["game_id", "seat", "winner"])
     games = read_range(base, "games", chunk.start, chunk.stop, ["game_id", "n_winners"])
     base_share = players.join(games, on="game_id").select(
-        "game_id", "seat", base_share=pl.col("winner").cast(pl.Float64) / pl.col("n_winners")
+        "game_id", "seat", base_share=share_expr()
     )
     return variant.join(base_share, on=["game_id", "seat"], how="inner").with_columns(
         change=pl.col("variant_share") - pl.col("base_share")
