@@ -20,11 +20,11 @@ One round, as the seed plays it (``RULES.md`` quotes the seed rule by rule):
    animals) or passes for the rest of the phase (DEVELOP decisions).
 2. Food bank: ``food_dice`` d6 + ``food_add`` red tokens.
 3. Feeding: in turn, each takes one red token for an animal, or attacks with a carnivore, or
-   converts fat (the main action), and may use Piracy, Hibernation and Grazing with it or
-   instead of it (FEED decisions, ``PASS`` ends the turn). Paired traits pass food on at once
-   (LINK decisions when several could); an attack is resolved by the target's owner (DEFEND
-   decisions) and feeds one scavenger (SCAVENGE when a player has several). The phase ends
-   when a whole go-around passes without anybody acting.
+   converts fat (the main action, which ends the turn), and may first use Piracy, Hibernation
+   and Grazing with it or instead of it (FEED decisions, ``PASS`` ends the turn). Paired
+   traits pass food on at once (LINK decisions when several could); an attack is resolved by
+   the target's owner (DEFEND decisions) and feeds one scavenger (SCAVENGE when a player has
+   several). The phase ends when a whole go-around passes without anybody acting.
 4. Extinction and draw: unfed and poisoned animals die with their traits; each player draws
    1 + surviving animals (6 with no animals and no cards) one card at a time from the first
    player; food (not fat) goes back; the first player moves one seat clockwise. When the
@@ -275,6 +275,7 @@ def deal(tb, st) -> None:
     st.over = 0
     st.n_ev = 0
     st.ev_lost = 0
+    st.ln_dirty = 0
 
 
 @jit
@@ -477,11 +478,14 @@ def any_feed(tb, st, s) -> bool:
     n = tb.n_players
     na = st.n_an[s]
     if not st.main_done:
+        bank = st.bank > 0
         for a in range(na):
-            if red_ok(tb, st, s, a) or fat_max(tb, st, s, a) > 0:
+            if (bank and red_ok(tb, st, s, a)) or (
+                st.an_fat[s, a] > 0 and fat_max(tb, st, s, a) > 0
+            ):
                 return True
         for a in range(na):
-            if carn_ready(tb, st, s, a):
+            if st.an_tr[s, a] & B_CARN and carn_ready(tb, st, s, a):
                 for o in range(n):
                     for t in range(st.n_an[o]):
                         if target_ok(tb, st, s, a, o, t):
@@ -570,6 +574,7 @@ def fire(tb, st, s, l) -> None:
     frm = st.ln_a[s, l] if st.ln_armed[s, l] == 1 else st.ln_b[s, l]
     kind = st.ln_kind[s, l]
     st.ln_used[s, l] = 1
+    st.ln_dirty = 1
     st.ln_armed[s, l] = 0
     if kind == LINK_COMM:
         st.bank -= 1
@@ -989,7 +994,8 @@ def advance(tb, st) -> np.int64:
                 st.step = ST_EXTINCT
                 continue
             s = (st.first + st.pos) % n
-            if tb.link_per_action != 0 or st.pos == 0:
+            if st.ln_dirty and (tb.link_per_action != 0 or st.pos == 0):
+                st.ln_dirty = 0
                 for q in range(n):
                     for l in range(st.n_ln[q]):
                         st.ln_used[q, l] = 0
@@ -1006,7 +1012,7 @@ def advance(tb, st) -> np.int64:
             return np.int64(FEED)
         elif step == ST_TURN_CONT:
             s = st.turn
-            if any_feed(tb, st, s):
+            if not st.main_done and any_feed(tb, st, s):  # the main action ends the turn
                 st.actor = s
                 st.kind = FEED
                 return np.int64(FEED)

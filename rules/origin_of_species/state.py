@@ -173,6 +173,7 @@ STATE = np.dtype(
         ("ln_b", np.int8, (P, L)),  # Symbiosis: the protected partner
         ("ln_used", np.int8, (P, L)),
         ("ln_armed", np.int8, (P, L)),  # 0, 1: pass food a -> b, 2: b -> a
+        ("ln_dirty", np.int64),  # some ln_used is set
         # feeding
         ("bank", np.int64),
         ("f_passed", np.int8, (P,)),

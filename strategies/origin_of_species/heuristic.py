@@ -23,7 +23,8 @@ a red token (value: food for the carnivore plus the victim's points, times the c
 Running does not save it; never a Poisonous prey unless the carnivore is doomed anyway), else
 a red token to the hungry animal nearest to being fed with the most points at stake (then
 into fat, which also denies the others), fat conversion once the bank is down to
-``fat_bank``; Grazing after the main action when its own animals need no more than is left.
+``fat_bank``. Free traits come first (the main action ends the turn): Grazing when the bank,
+a token less, still holds more than its own animals need.
 
 **Defence.** Running first (Tail Loss first when ``tail_first``); Mimicry onto the own animal
 with the least at stake if that is worth less than the prey; Tail Loss of the cheapest card (a
@@ -420,7 +421,8 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
 @jit
 def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     """Best opponent animal for a Parasite: how much it lowers its owner's expected points
-    (its owner feeds in table order; the Parasite's own points go to that owner)."""
+    (the owner feeds in table order; the Parasite's own points go to that owner). Per
+    opponent the candidate is its animal with the most at stake (it delays every other)."""
     bank = ctx[0]
     best = NEG
     tgt = np.int64(-1)
@@ -432,25 +434,37 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     for o in range(n):
         if o == s or st.n_an[o] == 0:
             continue
+        x = -1
+        sx = -1.0
+        for t in range(st.n_an[o]):
+            if not st.an_tr[o, t] & B_PARA:
+                v = stakes(tb, st, o, t)
+                if v > sx:
+                    sx = v
+                    x = t
+        if x < 0:
+            continue
         mu = capacity(tb, st, o, bank) / cau
         sig = 0.6 + 0.25 * mu
         before = 0.0
+        after = 0.0
         c = 0
+        c2 = 0
         for t in range(st.n_an[o]):
-            c += eff_need(st, o, t)
-            before += at_least(c, mu, sig) * stakes(tb, st, o, t)
-        for x in range(st.n_an[o]):
-            if st.an_tr[o, x] & B_PARA:
-                continue
-            after = 0.0
-            c = 0
-            for t in range(st.n_an[o]):
-                c += eff_need(st, o, t) + (extra if t == x else 0)
-                after += at_least(c, mu, sig) * (stakes(tb, st, o, t) + (gain if t == x else 0))
-            harm = (before - after) * w * hp[5]
-            if harm > best:
-                best = harm
-                tgt = (np.int64(o) << 16) | (np.int64(x) << 8)
+            e = eff_need(st, o, t)
+            v = stakes(tb, st, o, t)
+            c += e
+            before += at_least(c, mu, sig) * v
+            if t == x:
+                c2 += e + extra
+                after += at_least(c2, mu, sig) * (v + gain)
+            else:
+                c2 += e
+                after += at_least(c2, mu, sig) * v
+        harm = (before - after) * w * hp[5]
+        if harm > best:
+            best = harm
+            tgt = (np.int64(o) << 16) | (np.int64(x) << 8)
     return best, tgt
 
 
@@ -484,7 +498,7 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     return best, tgt
 
 
-@jit
+@jit_inline
 def trait_best(tb, st, hp, s, tr, ctx) -> tuple[float, np.int64]:
     """Value and packed target of trait ``tr`` at its best place (cached per decision in
     ``bot_f[TV + tr]`` / ``bot_i[tr]``)."""
@@ -504,7 +518,7 @@ def trait_best(tb, st, hp, s, tr, ctx) -> tuple[float, np.int64]:
     return v, tgt
 
 
-@jit
+@jit_inline
 def dev_option(tb, st, hp, s, ty, side, ctx) -> tuple[float, np.int64]:
     """Value and action of playing card type ``ty`` as its top (``side`` 0) or bottom (1)
     trait at the best place, or as an animal (``side`` 2); action -1 when impossible."""
@@ -522,7 +536,7 @@ def dev_option(tb, st, hp, s, ty, side, ctx) -> tuple[float, np.int64]:
     return v, pack(OP_TOP + side, ty, 0, 0, 0) | tgt
 
 
-@jit
+@jit_inline
 def dev_option_id(tb, ty, side) -> np.int64:
     """The restrictable option a development play uses (0 animal, 1 + trait)."""
     if side == 2:
@@ -647,6 +661,16 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                 short = my_need - my_fat - bank / n
                 if rem > 0 and (short >= rem or bank == 0):
                     return pack(OP_HIBERNATE, 0, s, a, 0)
+    # free: Grazing when the bank, one token less, still holds more than this seat needs
+    if (
+        bank > 0
+        and hp[8] > 0.0
+        and not blocked(fb, strict, 1 + GRAZING)
+        and bank - 1 > my_need - my_fat
+    ):
+        for a in range(na):
+            if st.an_tr[s, a] & B_GRAZE and not (st.grazed[s] >> a) & 1:
+                return pack(OP_GRAZE, 0, s, a, 0)
     if not st.main_done:
         # red token
         best_red = NEG
@@ -705,16 +729,6 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                     return pack(OP_FAT, 0, s, a, k)
         if red_a >= 0:
             return pack(OP_RED, 0, s, red_a, 0)
-    # free: Grazing when the bank holds more than this seat still needs
-    if (
-        bank > 0
-        and hp[8] > 0.0
-        and not blocked(fb, strict, 1 + GRAZING)
-        and bank > my_need - my_fat
-    ):
-        for a in range(na):
-            if st.an_tr[s, a] & B_GRAZE and not (st.grazed[s] >> a) & 1:
-                return pack(OP_GRAZE, 0, s, a, 0)
     return np.int64(PASS)
 
 
