@@ -13,35 +13,111 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 
 import polars as pl
 
-from reports import common, compare, plots
+from reports import common, compare, plots, ratings
 from reports.aggregate import Mapper, prefetch
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
+from reports.stats import with_wilson
 
-GameSections = Callable[[RunData], list[Section]]
+
+def p_text(p: float) -> str:
+    """A p-value as people read it (``p < 1e-16`` rather than 0)."""
+    return "p < 1e-16" if p < 1e-16 else f"p = {p:.2g}"
 
 
-def common_sections(run: RunData) -> list[Section]:
-    """The sections every game's report has."""
+def headline(run: RunData, precision: float | None = None) -> Section:
+    """The first table of every report: the balance answers, each with its interval and n."""
     seats = common.seat_win_share(run)
-    bal = common.balance(seats)
+    bal = common.seat_balance(run)
+    shared = common.shared_wins(run)
+    capped = common.capped_games(run)
+    conv = common.convergence(run)
+    n = run.games_logged
+    widest = float(conv.filter(pl.col("games") == conv["games"].max())["half_width"].max())
+    first = seats.filter(pl.col("seat") == 0).row(0, named=True)
+    multi = shared.filter(pl.col("n_winners") > 1)
+    rows = [
+        ("games logged", f"{n:,}", ""),
+        (
+            "balance (1 - largest gap between seats)",
+            f"{bal['balance']:.3f} [{bal['lo']:.3f}, {bal['hi']:.3f}]",
+            f"seats {bal['best_seat']} and {bal['worst_seat']}; noise alone gives a gap of "
+            f"about {bal['noise_gap'] * 100:.2f} pp",
+        ),
+        (
+            "seats equal? (Wald test)",
+            f"chi2 {bal['chi2']:.1f}, {bal['df']} df, {p_text(bal['p_value'])}",
+            "p below 0.05: the seats differ beyond sampling noise",
+        ),
+        (
+            "seat 0's win share (first seat)",
+            ci_text(first),
+            f"fair share {1 / run.n_players:.2%}",
+        ),
+        (
+            "shared victories",
+            f"{float(multi['games'].sum()) / n:.3%}",
+            f"{int(multi['games'].sum()):,} games",
+        ),
+    ]
+    if capped is not None:
+        rows.append(
+            (
+                "games stopped by the turn cap",
+                f"{capped['share']:.3%} [{capped['lo']:.3%}, {capped['hi']:.3%}]",
+                f"{capped['capped']:,} games, reported apart, never scored as a normal end",
+            )
+        )
+    rows.append(
+        ("widest seat interval (95%)", f"±{widest * 100:.2f} pp", "shrinks as 1/sqrt(games)")
+    )
+    if precision:
+        need = common.games_needed(widest, n, precision)
+        more = max(0, need - n)
+        rows.append(
+            (
+                f"games for ±{precision * 100:.2f} pp",
+                f"about {need:,}",
+                f"play about {more:,} more games" if more else "already reached",
+            )
+        )
+    table = pl.DataFrame(rows, schema=["measure", "value", "note"], orient="row")
+    return Section(
+        "Balance at a glance",
+        "The headline figures of this run, each with its 95% interval and sample size; the "
+        "sections below give the details and definitions.",
+        table,
+        {"measure": "str", "value": "str", "note": "str"},
+        key="headline",
+    )
+
+
+def common_sections(run: RunData, precision: float | None = None) -> list[Section]:
+    """The sections every game's report has (after the game's own come the variants)."""
+    seats = common.seat_win_share(run)
+    bal = common.seat_balance(run)
     fair = 1 / run.n_players
     worst = seats.sort("diff").row(0, named=True)
     clustered = " clustered by deal (seats were rotated)" if run.config["rotate"] else ""
     best = seats.sort("diff", descending=True).row(0, named=True)
     sections = [
+        headline(run, precision),
         Section(
             "Seat advantage",
             f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
             f"95% intervals{clustered}. "
             f"A fair seat wins {fair:.2%}. Seat {best['seat']} does best ({ci_text(best)}), seat "
             f"{worst['seat']} worst ({ci_text(worst)}). Balance (1 minus the largest gap between "
-            f"seats, Ludii's measure): {bal:.3f}.",
+            f"seats, Ludii's measure): {bal['balance']:.3f} [{bal['lo']:.3f}, {bal['hi']:.3f}] "
+            f"(delta method). Even with equal seats sampling noise opens a gap of about "
+            f"{bal['noise_gap'] * 100:.2f} percentage points, so the balance measured on few games "
+            f"is biased low by about that much. Test of equal seats: chi-square "
+            f"{bal['chi2']:.1f} on {bal['df']} degrees of freedom, {p_text(bal['p_value'])}.",
             seats.with_columns(pl.col("seat").cast(pl.String)),
             {"seat": "str", "n": "int", "mean": "pct_ci", "diff": "pp"},
             plots.bars_with_ci(
@@ -52,7 +128,7 @@ def common_sections(run: RunData) -> list[Section]:
                 reference=fair,
             ),
             key="seats",
-        )
+        ),
     ]
     strategies = common.strategy_win_share(run)
     if strategies.height > 1:
@@ -80,6 +156,7 @@ def common_sections(run: RunData) -> list[Section]:
                 key="strategies",
             )
         )
+        sections.append(rating_section([run]))
     shared = common.shared_wins(run)
     share_shared = float(shared.filter(pl.col("n_winners") > 1)["share"].sum())
     sections.append(
@@ -97,7 +174,7 @@ def common_sections(run: RunData) -> list[Section]:
             "Game length",
             f"Rounds per game: mean {float((length['rounds'] * length['share']).sum()):.2f}.",
             length,
-            {"rounds": "int", "games": "int", "share": "pct"},
+            {"rounds": "int", "games": "int", "share": "pct_ci"},
             plots.histogram(
                 length["rounds"].to_list(),
                 length["games"].to_list(),
@@ -110,12 +187,18 @@ def common_sections(run: RunData) -> list[Section]:
     conv = common.convergence(run)
     last = conv.filter(pl.col("games") == conv["games"].max())
     half = float(last["half_width"].max())
+    text = (
+        f"Seat win shares estimated from the first n games. With all {run.games_logged:,} "
+        f"games the widest 95% interval is ±{half * 100:.2f} percentage points; it narrows as "
+        f"1/sqrt(games) (4x the games halves it)."
+    )
+    for target in (0.01, 0.005, 0.001):
+        need = common.games_needed(half, run.games_logged, target)
+        text += f" ±{target * 100:g} pp needs about {need:,} games."
     sections.append(
         Section(
             "Convergence",
-            f"Seat win shares estimated from the first n games. With all "
-            f"{run.games_logged:,} games the widest 95% interval is ±{half * 100:.2f} "
-            f"percentage points; it narrows as 1/sqrt(games) (4x the games halves it).",
+            text,
             conv.filter(pl.col("seat") == 0).with_columns(pl.col("seat").cast(pl.String)),
             {"games": "int", "mean": "pct_ci", "half_width": "pct"},
             plots.convergence(conv, fair=fair),
@@ -123,6 +206,58 @@ def common_sections(run: RunData) -> list[Section]:
         )
     )
     return sections
+
+
+def rating_section(runs: Sequence[RunData], mapper: Mapper | None = None) -> Section:
+    """The strategies of ``runs`` on one rating scale, with a forest plot."""
+    table = ratings.rate(runs, mapper)
+    n_games = sum(r.games_logged for r in runs)
+    return Section(
+        "Strategy ratings",
+        f"Every strategy on one scale from {n_games:,} games: a Plackett-Luce model of who "
+        "wins, fitted by maximum likelihood, with cluster-robust 95% intervals (see "
+        "reports/ratings.py). 'theta' is the log-strength (mean 0), 'elo' the same on the Elo "
+        "scale, 'vs field' the expected win share of one seat against average opponents.",
+        table.with_columns(
+            elo_ci=pl.format(
+                "{} [{}, {}]",
+                *(pl.col(c).round(0).cast(pl.Int64) for c in ("elo", "elo_lo", "elo_hi")),
+            ),
+            mean=pl.col("win_share_vs_field"),
+            lo=pl.col("share_lo"),
+            hi=pl.col("share_hi"),
+        ),
+        {"strategy": "str", "games": "int", "theta": "float", "elo_ci": "str", "mean": "pct_ci"},
+        plots.forest(
+            table,
+            title="Strategy ratings (95% intervals)",
+            xlabel="Elo",
+            value="elo",
+            lo="elo_lo",
+            hi="elo_hi",
+        ),
+        key="ratings",
+    )
+
+
+def decisiveness_section(run: RunData, progress) -> Section:
+    """When the final winner's lead began, for games won outright."""
+    df = common.decisiveness(run, progress)
+    games = int(df["games"].sum())
+    first = int(df.filter(pl.col("led_from") == df["led_from"].min())["games"].sum())
+    late = float(df.filter(pl.col("decided_at") >= 0.9)["games"].sum())
+    by_round = df.group_by("led_from").agg(games=pl.col("games").sum()).sort("led_from")
+    by_round = with_wilson(by_round.with_columns(total=pl.lit(games)), "games", "total", "share")
+    return Section(
+        "Decisiveness: when the winner took the lead for good",
+        f"Of {games:,} games won outright, {first / games:.1%} were led by the final winner "
+        f"from the first round; in {late / games:.1%} the final lead began in the last tenth of "
+        f"the game. A game decided late is one whose result stayed open.",
+        by_round,
+        {"led_from": "int", "games": "int", "share": "pct_ci"},
+        plots.lead_histogram(df),
+        key="decisiveness",
+    )
 
 
 def variant_sections(run: RunData, variants: Sequence[tuple[RunData, str]]) -> list[Section]:
@@ -168,12 +303,16 @@ def variant_sections(run: RunData, variants: Sequence[tuple[RunData, str]]) -> l
 
 def build_sections(
     run: RunData,
-    game_sections: GameSections | None = None,
+    game: ModuleType | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
+    precision: float | None = None,
 ) -> list[Section]:
-    """Every section of the run's report, in order."""
-    own = game_sections(run) if game_sections is not None else []
-    return common_sections(run) + own + variant_sections(run, variants)
+    """Every section of the run's report, in order: common, the game's own, variants."""
+    sections = common_sections(run, precision)
+    if game is not None and hasattr(game, "progress"):
+        sections.append(decisiveness_section(run, game.progress))
+    own = game.sections(run) if game is not None else []
+    return sections + own + variant_sections(run, variants)
 
 
 def _header(run: RunData) -> dict[str, str]:
@@ -272,6 +411,7 @@ def report(
     game: ModuleType | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
     mapper: Mapper | None = None,
+    precision: float | None = None,
 ) -> tuple[str, str]:
     """The run's report as (HTML, Markdown) text.
 
@@ -280,8 +420,12 @@ def report(
     sections is computed in one pass over the run's chunks before the sections are built.
     """
     wanted = common.partials(run)
+    if len(set(run.config["strategies"])) > 1:
+        wanted.append(ratings.COMPOSITIONS)
     if game is not None and hasattr(game, "partials"):
         wanted += game.partials(run)
+    if game is not None and hasattr(game, "progress"):
+        wanted.append(common.decisiveness_partial(game.progress))
     run = prefetch(run, wanted, mapper)
-    sections = build_sections(run, game.sections if game is not None else None, variants)
+    sections = build_sections(run, game, variants, precision)
     return render_html(run, sections), render_markdown(run, sections)

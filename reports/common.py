@@ -293,4 +293,98 @@ def partials(run: RunData) -> list[Partial]:
         counts_partial("games", "n_winners"),
         counts_partial("games", "rounds"),
         convergence_partial(run),
+        CAPPED,
     ]
+
+
+# ------------------------------------------------------------------ capped games
+
+
+def _capped_map(chunk: Chunk) -> pl.DataFrame:
+    games = chunk.table("games")
+    if "capped" in games.columns:
+        capped = games["capped"].cast(pl.Int64).sum()
+    elif "end_reason" in games.columns:
+        capped = (games["end_reason"].cast(pl.String) == "turn cap").sum()
+    else:
+        return pl.DataFrame({"games": [games.height], "capped": [None]}, schema=_CAPPED)
+    return pl.DataFrame({"games": [games.height], "capped": [int(capped)]}, schema=_CAPPED)
+
+
+_CAPPED = {"games": pl.Int64, "capped": pl.Int64}
+
+
+def _capped_reduce(parts: list[pl.DataFrame]) -> dict | None:
+    df = pl.concat(parts)
+    if df["capped"].null_count():
+        return None
+    return with_wilson(df.sum(), "capped", "games", "share").row(0, named=True)
+
+
+CAPPED = Partial("capped", _capped_map, _capped_reduce)
+
+
+def capped_games(run: RunData, mapper: Mapper | None = None) -> dict | None:
+    """Games stopped by a turn cap (never scored as a normal end): count, share and Wilson
+    interval; ``None`` for a game that cannot be capped (no ``capped`` or ``end_reason`` column
+    with a ``turn cap`` value in its games table)."""
+    return run_one(run, CAPPED, mapper)
+
+
+# ------------------------------------------------------------------ decisiveness
+
+
+def _lead_map(chunk: Chunk, progress: Frame) -> pl.DataFrame:
+    """Per game won outright: its rounds and the round from which the winner led to the end.
+
+    ``progress`` rows come game by game, round by round, one per seat in seat order (as the
+    turns tables are written), so every step is an array operation over those blocks.
+    """
+    rows = chunk.derived(progress)  # game_id, round, seat, score (after that round)
+    p = chunk.n_players
+    if rows.height % p:
+        raise ValueError("progress rows must be one per seat and round")
+    score = rows["score"].to_numpy().reshape(-1, p)
+    game = rows["game_id"].to_numpy()[::p]
+    rnd = rows["round"].to_numpy()[::p].astype(np.int64)
+    players = chunk.table("players", ["winner"])["winner"].to_numpy().reshape(-1, p)
+    games = chunk.table("games", ["game_id", "n_winners", "rounds"])
+    first = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
+    if not np.array_equal(game[first], games["game_id"].to_numpy()):
+        raise ValueError("progress rows must cover every game of the chunk, in order")
+    keep = games["n_winners"].to_numpy() == 1
+    winner = players.argmax(axis=1)
+    block = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(game)]))
+    mine = score[np.arange(len(game)), winner[block]]
+    top = score.max(axis=1)
+    leads = (mine == top) & ((score == top[:, None]).sum(axis=1) == 1)
+    behind_round = np.where(leads, -1, rnd)
+    last_behind = np.maximum.reduceat(behind_round, first)
+    led_from = np.where(last_behind < 0, rnd[first], last_behind + 1)
+    total = games["rounds"].to_numpy()
+    df = pl.DataFrame({"rounds": total[keep], "led_from": led_from[keep]})
+    return df.group_by("rounds", "led_from").agg(games=pl.len())
+
+
+def _lead_reduce(parts: list[pl.DataFrame], progress: Frame) -> pl.DataFrame:
+    return concat_sum(parts, ["rounds", "led_from"])
+
+
+def decisiveness_partial(progress: Frame) -> Partial:
+    return Partial("decisiveness", _lead_map, _lead_reduce, (progress,))
+
+
+def decisiveness(run: RunData, progress: Frame, mapper: Mapper | None = None) -> pl.DataFrame:
+    """For games won outright: from which round the final winner led to the end.
+
+    ``progress(chunk)`` gives each seat's score after every round (``game_id, round, seat,
+    score``); the winner *leads* a round when its score is strictly above every other seat's.
+    ``led_from`` is the first round of the final lead (a game led from its first round was
+    decided early; one led only from its last round was decided at the end). Returned per game
+    length: games by ``led_from``, and ``decided_at``, the share of the game played when the
+    final lead began.
+    """
+    df = run_one(run, decisiveness_partial(progress), mapper)
+    return df.with_columns(decided_at=pl.col("led_from") / pl.col("rounds")).sort(
+        "rounds", "led_from"
+    )

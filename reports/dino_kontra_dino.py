@@ -12,6 +12,7 @@ gives its winner ``1 - 1/n_top`` extra events in expectation; summed per game.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from reports import plots
@@ -179,6 +180,23 @@ def event_difficulty(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame
         .select("event_id", "name", "needs")
         .join(r, on="event_id", how="left")
         .sort("figure_decided", descending=True)
+    )
+
+
+def progress(chunk: Chunk) -> pl.DataFrame:
+    """Each seat's events won after every round (for the report's decisiveness section).
+
+    Every game has the same rounds and its turns rows come round by round, seat by seat, so
+    the running totals are a cumulative sum over a (games, rounds, seats) reshape.
+    """
+    turns = chunk.table("turns", ["game_id", "round", "seat", "won"])
+    games = chunk.stop - chunk.start
+    if games == 0 or turns.height % (games * chunk.n_players):
+        raise ValueError("turns rows are not whole rounds of every game")
+    rounds = turns.height // (games * chunk.n_players)
+    won = turns["won"].to_numpy().reshape(games, rounds, chunk.n_players).astype(np.int16)
+    return turns.select("game_id", "round", "seat").with_columns(
+        score=pl.Series(won.cumsum(axis=1).ravel())
     )
 
 

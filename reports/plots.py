@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import polars as pl
 
 COLOR = "#2b6f77"
@@ -132,4 +133,31 @@ def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
     axes.flat[0].legend(fontsize=7)
     fig.supxlabel("round (auction)")
     fig.supylabel("points, relative to the average gene")
+    return _png(fig)
+
+
+def forest(df: pl.DataFrame, *, title: str, xlabel: str, value: str, lo: str, hi: str) -> bytes:
+    """One row per item (strongest on top): its estimate and 95% interval."""
+    d = df.sort(value)
+    names = d["strategy"].to_list()
+    x = d[value].to_numpy()
+    err = [x - d[lo].to_numpy(), d[hi].to_numpy() - x]
+    fig, ax = plt.subplots(figsize=(6.5, max(2.2, 0.45 * len(names) + 1)))
+    ax.errorbar(x, names, xerr=err, fmt="o", color=COLOR, ecolor="black", capsize=4)
+    ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def lead_histogram(df: pl.DataFrame) -> bytes:
+    """Games by the share of the game played when the final winner's lead began."""
+    bins = np.linspace(0, 1, 11)
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.hist(df["decided_at"].to_numpy(), bins=bins, weights=df["games"].to_numpy(), color=COLOR)
+    ax.set_xlabel("share of the game played when the final lead began")
+    ax.set_ylabel("games")
+    ax.set_title("When games were decided (outright wins)")
+    ax.grid(axis="y", alpha=0.3)
     return _png(fig)

@@ -112,3 +112,22 @@ class DaskExecutor(Executor):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+class DaskMapper:
+    """A ``map`` for the report's analyses: one task per chunk, on the cluster, in order.
+
+    The tasks read their chunk where the workers are (the run directory must be reachable
+    from them, as for simulating), and only the small per-chunk sums travel back.
+    """
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None):
+        self.executor = DaskExecutor(scheduler, workers)
+
+    def __call__(self, fn, items):
+        client = self.executor.client
+        futures = client.map(fn, list(items), pure=False)
+        return client.gather(futures)
+
+    def close(self) -> None:
+        self.executor.close()

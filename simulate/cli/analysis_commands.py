@@ -10,11 +10,17 @@ from typing import Annotated
 
 import typer
 
+from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
 
 
 def write_report(
-    run_dir: str, variants: bool = True, variant_games: int = 50_000, workers: int | None = None
+    run_dir: str,
+    variants: bool = True,
+    variant_games: int = 50_000,
+    workers: int | None = None,
+    precision: float | None = None,
+    mapper=None,
 ) -> tuple[str, str]:
     """Write RUN/report.html and RUN/report.md; return where. Plays the game's report
     variants first when ``variants`` and they are missing (at most ``variant_games`` games)."""
@@ -35,7 +41,8 @@ def write_report(
     for folder in list_variants(run.store):
         variant = Run(folder)
         paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
-    html, md = render_report(run, importlib.import_module(spec.report), paired)
+    game = importlib.import_module(spec.report)
+    html, md = render_report(run, game, paired, mapper, precision)
     return run.write_text("report.html", html), run.write_text("report.md", md)
 
 
@@ -52,14 +59,77 @@ def report(
     variant_games: Annotated[
         int, typer.Option(help="Games for a missing paired variant (at most the run's).")
     ] = 50_000,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            help="A 95% half-width to reach for the seat win shares, e.g. 0.005: the report "
+            "says how many more games that needs."
+        ),
+    ] = None,
     workers: Annotated[int | None, typer.Option(help="Workers for variant runs.")] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where the analyses read the chunks: local threads, or dask (tasks next to "
+            "the data, for runs too large for one machine)."
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
+    ] = None,
 ) -> None:
     """Write RUN/report.html (plots and tables with 95% intervals) and RUN/report.md.
 
+    The analyses read the run one chunk at a time, so memory does not grow with the run.
     Variants made with `dinolab compare` get a paired comparison section each.
+
+    Examples:
+
+      dinolab report runs/dkd4
+
+      dinolab report runs/dkd4 --precision 0.005
+
+      dinolab report /shared/runs/evo-1e9 --backend dask --scheduler tcp://head:8786
     """
-    html, md = write_report(run_dir, variants, variant_games, workers)
+    if precision is not None and not 0 < precision < 1:
+        raise DinolabError(
+            f"--precision must be a half-width in (0, 1), e.g. 0.005, got {precision}"
+        )
+    mapper = _mapper(backend, scheduler, workers)
+    try:
+        html, md = write_report(run_dir, variants, variant_games, workers, precision, mapper)
+    finally:
+        close = getattr(mapper, "close", None)
+        if close:
+            close()
     echo(f"wrote {html} and {md}")
+    if precision is not None:
+        from reports import common
+        from simulate.rundir import Run
+
+        run = Run(run_dir)
+        conv = common.convergence(run)
+        widest = float(conv.filter(conv["games"] == conv["games"].max())["half_width"].max())
+        need = common.games_needed(widest, run.games_logged, precision)
+        more = max(0, need - run.games_logged)
+        echo(
+            f"widest seat interval ±{widest * 100:.2f} pp with {run.games_logged:,} games; "
+            + (f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
+               if more else f"±{precision * 100:g} pp is already reached")
+        )  # fmt: skip
+
+
+def _mapper(backend: str, scheduler: str | None, workers: int | None):
+    """How the report's analyses map over chunks: local threads, or Dask tasks."""
+    if backend == "local":
+        if scheduler:
+            raise DinolabError("--scheduler needs --backend dask")
+        return None
+    if backend != "dask":
+        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    from simulate.dask_backend import DaskMapper
+
+    return DaskMapper(scheduler, workers)
 
 
 @app.command()
