@@ -315,11 +315,11 @@ def build_sections(
     return sections + own + variant_sections(run, variants)
 
 
-def _header(run: RunData) -> dict[str, str]:
+def _header(run: RunData, title: str | None = None) -> dict[str, str]:
     c, m = run.config, run.manifest
     params = ", ".join(f"{k}={json.dumps(v)}" for k, v in c["params"].items())
     return {
-        "title": f"{run.title}: {c['n_players']} players, {run.games_logged:,} games",
+        "title": title or f"{run.title}: {c['n_players']} players, {run.games_logged:,} games",
         "data": m["data"]["description"],
         "lineup": ", ".join(c["strategies"]) + (" (rotated)" if c["rotate"] else ""),
         "config": f"seed {c['seed']}; {params}",
@@ -344,9 +344,9 @@ td:first-child,th:first-child{text-align:left}
 """
 
 
-def render_html(run: RunData, sections: list[Section]) -> str:
+def render_html(run: RunData, sections: list[Section], title: str | None = None) -> str:
     """The report as one self-contained HTML page (plots embedded as PNG)."""
-    h = _header(run)
+    h = _header(run, title)
     e = html.escape
     out = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(h['title'])}</title>",
@@ -378,9 +378,9 @@ def render_html(run: RunData, sections: list[Section]) -> str:
     return "\n".join(out)
 
 
-def render_markdown(run: RunData, sections: list[Section]) -> str:
+def render_markdown(run: RunData, sections: list[Section], title: str | None = None) -> str:
     """The report's tables and text as Markdown (plots are in the HTML page)."""
-    h = _header(run)
+    h = _header(run, title)
     out = [f"# {h['title']}", ""]
     if h["status"]:
         out += [f"**{h['status']}**", ""]
@@ -429,3 +429,31 @@ def report(
     run = prefetch(run, wanted, mapper)
     sections = build_sections(run, game, variants, precision)
     return render_html(run, sections), render_markdown(run, sections)
+
+
+def comparison_page(
+    runs: Sequence[RunData], names: Sequence[str], table: pl.DataFrame
+) -> tuple[str, str]:
+    """Several runs' headline figures side by side, as (HTML, Markdown)."""
+    base = runs[0]
+    intro = [f"run {k}: {names[k]} ({r.games_logged:,} games) " + (
+        "is the base" if k == 0 else "differs: " + compare.describe_differences(base, r)
+    ) for k, r in enumerate(runs)]  # fmt: skip
+    shown = table.with_columns(
+        value_ci=pl.format("{} [{}, {}]", *(pl.col(c).round(4) for c in ("value", "lo", "hi"))),
+        diff_ci=pl.when(pl.col("diff").is_not_null()).then(
+            pl.format("{} [{}, {}]", *(pl.col(c).round(4) for c in ("diff", "diff_lo", "diff_hi")))
+        ),
+    )
+    section = Section(
+        "Headline figures",
+        " ".join(f"{line}." for line in intro)
+        + " Each difference is against run 0, with its 95% interval: paired game by game when "
+        "the runs share their seeds, else from the two runs' standard errors.",
+        shown,
+        {"run": "int", "figure": "str", "value_ci": "str", "diff_ci": "str", "test": "str"},
+        plots.comparison(table),
+        key="compare",
+    )
+    title = f"Comparison of {len(runs)} {base.title} runs (the base run's configuration below)"
+    return render_html(base, [section], title), render_markdown(base, [section], title)

@@ -274,7 +274,7 @@ def games_needed(half_width_now: float, games_now: int, precision: float) -> int
     games (half-widths shrink as 1/sqrt(games))."""
     if precision <= 0 or not half_width_now > 0:
         return games_now
-    return math.ceil(games_now * (half_width_now / precision) ** 2)
+    return math.ceil(games_now * (half_width_now / precision) ** 2 - 1e-9)
 
 
 def _geometric(a: int, b: int, k: int) -> list[float]:
@@ -380,7 +380,8 @@ def decisiveness(run: RunData, progress: Frame, mapper: Mapper | None = None) ->
     ``progress(chunk)`` gives each seat's score after every round (``game_id, round, seat,
     score``); the winner *leads* a round when its score is strictly above every other seat's.
     ``led_from`` is the first round of the final lead (a game led from its first round was
-    decided early; one led only from its last round was decided at the end). Returned per game
+    decided early; one led only from its last round was decided at the end); it equals the
+    game's ``rounds`` when the winner never led outright and won on a tie-break. Returned per game
     length: games by ``led_from``, and ``decided_at``, the share of the game played when the
     final lead began.
     """

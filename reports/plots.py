@@ -161,3 +161,22 @@ def lead_histogram(df: pl.DataFrame) -> bytes:
     ax.set_title("When games were decided (outright wins)")
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)
+
+
+def comparison(df: pl.DataFrame) -> bytes:
+    """Each figure's difference from the base run, with its interval, one panel per figure."""
+    d = df.filter(pl.col("diff").is_not_null())
+    figures = list(dict.fromkeys(d["figure"].to_list()))
+    fig, axes = plt.subplots(1, max(1, len(figures)), figsize=(max(4, 2.2 * len(figures)), 3),
+                             squeeze=False)  # fmt: skip
+    for ax, name in zip(axes[0], figures, strict=False):
+        f = d.filter(pl.col("figure") == name)
+        x = [f"run {r}" for r in f["run"]]
+        y = f["diff"].to_numpy()
+        err = [y - f["diff_lo"].to_numpy(), f["diff_hi"].to_numpy() - y]
+        ax.errorbar(x, y, yerr=err, fmt="o", color=COLOR, ecolor="black", capsize=4)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_title(name, fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.suptitle("Difference from run 0 (95% intervals)")
+    return _png(fig)

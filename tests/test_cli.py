@@ -238,3 +238,33 @@ def test_the_first_run_on_a_machine_says_it_is_compiling(tmp_path):
     assert first.returncode == again.returncode == 0, first.stderr
     assert "compiling the High card (test game) kernels, once per machine" in first.stderr
     assert "compiling" not in again.stderr
+
+
+def test_compare_runs_side_by_side_paired_when_they_share_seeds(cli, dkd_run, tmp_path):
+    args = ["simulate", "dkd", "-n", "3000", "--seed", "11", "-s", "greedy,cautious,blind,random",
+            "--rotate", "--workers", "1", "--no-progress"]  # fmt: skip
+    assert cli(*args, "--set", "hand_size=4", "--out", tmp_path / "h4").code == 0
+    assert cli(*args[:4], "--seed", "12", *args[6:], "--out", tmp_path / "s12").code == 0
+    r = cli("compare", dkd_run, tmp_path / "h4", tmp_path / "s12", "--out", tmp_path / "cmp")
+    assert r.code == 0, r.err
+    assert "rule hand_size 3 -> 4 (paired: same seeds)" in r.out
+    assert "seed 11 -> 12" in r.out and "(independent)" in r.out
+    assert "run 1 seat 0 win share" in r.out and "(paired)" in r.out
+    page = (tmp_path / "cmp" / "compare.html").read_text()
+    assert "<img" in page and "Headline figures" in page
+
+
+def test_compare_and_rate_refuse_runs_of_different_games(cli, dkd_run, evo_run, tmp_path):
+    for command in ("compare", "rate"):
+        r = cli(command, dkd_run, evo_run, "--out", tmp_path / command)
+        assert r.code == 2 and r.err.count("\n") == 1, r.err
+        assert "different games" in r.err or "one game" in r.err
+        assert not (tmp_path / command).exists()
+
+
+def test_rate_puts_the_strategies_on_one_scale(cli, dkd_run, tmp_path):
+    r = cli("rate", dkd_run, "--out", tmp_path / "r")
+    assert r.code == 0, r.err
+    lines = [line.split()[0] for line in r.out.splitlines()[1:5]]
+    assert set(lines) == {"greedy", "cautious", "blind", "random"}
+    assert (tmp_path / "r" / "ratings.html").read_text().count("<img") == 1

@@ -14,7 +14,12 @@ import click
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli import analysis_commands, info_commands, run_commands  # noqa: F401 (commands)
+from simulate.cli import (  # noqa: F401 (commands)
+    analysis_commands,
+    fit_commands,
+    info_commands,
+    run_commands,
+)
 from simulate.cli.app import app
 
 try:  # typer >= 0.20 vendors its own click; older typer uses click itself

@@ -134,24 +134,50 @@ def _mapper(backend: str, scheduler: str | None, workers: int | None):
 
 @app.command()
 def compare(
-    run_dir: Annotated[str, typer.Argument(help="A run directory (folder or URL).")],
-    assignments: Annotated[
-        list[str], typer.Option("--set", help="The rule change: --set key=value (repeatable).")
+    run_dirs: Annotated[
+        list[str], typer.Argument(help="Run directories: one with --set, or several to compare.")
     ],
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="With one run: play this rule change paired (repeatable)."),
+    ] = None,
     games: Annotated[
-        int | None, typer.Option("--games", "-n", help="Games (default: all the run's).")
+        int | None, typer.Option("--games", "-n", help="Games of the variant (default: all).")
+    ] = None,
+    out: Annotated[
+        str | None, typer.Option("--out", help="Also write compare.html and compare.md here.")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress")] = None,
 ) -> None:
-    """Play a rule variant on the same seeds as the run and compare, game by game.
+    """Compare runs: a rule variant played on a run's own seeds, or several existing runs.
 
-    The variant is stored in RUN/variants/KEY=VALUE/ and appears in the run's report. Because
-    game i of both starts from the same deal and dice, the paired differences need far fewer
-    games than two independent runs.
+    With one RUN and --set: play the variant on the same seeds and compare game by game; the
+    variant is stored in RUN/variants/KEY=VALUE/ and appears in the run's report. Because game
+    i of both starts from the same deal and dice, the paired differences need far fewer games
+    than two independent runs.
 
-    Example: dinolab compare runs/evo4 --set initiative_tails=false --games 100000
+    With several RUNs: their headline figures side by side, each with its difference from the
+    first run and its 95% interval, naming what differs between the runs; runs that share
+    their seeds (same seed, players and rotation) are compared game by game (paired).
+
+    Examples:
+
+      dinolab compare runs/evo4 --set initiative_tails=false --games 100000
+
+      dinolab compare runs/dkd4 runs/dkd4-hand4 runs/dkd4-hand2 --out runs/hands
     """
+    if assignments:
+        if len(run_dirs) != 1:
+            raise DinolabError("--set plays a variant of one run; give one run directory")
+        _compare_variant(run_dirs[0], assignments, games, workers, progress)
+        return
+    if len(run_dirs) < 2:
+        raise DinolabError("give two or more runs to compare, or one run and --set key=value")
+    _compare_runs(run_dirs, out)
+
+
+def _compare_variant(run_dir, assignments, games, workers, progress) -> None:
     from reports.compare import paired_by, share_moved
     from simulate.backends import make_executor
     from simulate.manifest import read_manifest, run_config
@@ -172,3 +198,74 @@ def compare(
         )
     echo(f"win share moved between seats: {share_moved(seats) * 100:.2f} percentage points")
     echo(f"stored in {out.url}; dinolab report {run_dir} shows it")
+
+
+def _compare_runs(run_dirs: list[str], out: str | None) -> None:
+    from reports.build import comparison_page
+    from reports.compare import compare_runs, describe_differences
+    from simulate.rundir import Run
+    from simulate.storage import open_store
+
+    runs = [Run(d) for d in run_dirs]
+    games = sorted({r.game for r in runs})
+    if len(games) > 1:
+        raise DinolabError(f"runs of different games cannot be compared: {', '.join(games)}")
+    table = compare_runs(runs)
+    for k, r in enumerate(runs):
+        what = "the base" if k == 0 else describe_differences(runs[0], r)
+        echo(f"run {k}: {run_dirs[k]} ({r.games_logged:,} games): {what}")
+    for row in table.iter_rows(named=True):
+        line = f"  run {row['run']} {row['figure']}: {row['value']:.4f}"
+        line += f" [{row['lo']:.4f}, {row['hi']:.4f}]"
+        if row["diff"] is not None:
+            line += f", diff {row['diff']:+.4f} [{row['diff_lo']:+.4f}, {row['diff_hi']:+.4f}]"
+            line += f" ({row['test']})"
+        echo(line)
+    if out:
+        html, md = comparison_page(runs, run_dirs, table)
+        store = open_store(out)
+        store.write_bytes("compare.html", html.encode())
+        store.write_bytes("compare.md", md.encode())
+        echo(f"wrote {out}/compare.html and {out}/compare.md")
+
+
+@app.command()
+def rate(
+    run_dirs: Annotated[list[str], typer.Argument(help="Runs of one game (any players, lineups).")],
+    out: Annotated[
+        str | None, typer.Option("--out", help="Also write ratings.html and ratings.md here.")
+    ] = None,
+) -> None:
+    """Put every strategy of the given runs on one rating scale, with 95% intervals.
+
+    A Plackett-Luce model of who wins each game (any player count, any lineup), fitted by
+    maximum likelihood, with cluster-robust intervals; the scale is also shown as Elo points
+    and as the expected win share of one seat against average opponents.
+
+    Example: dinolab rate runs/dkd4-mixed runs/dkd3-mixed runs/dkd5-greedy-vs-cautious
+    """
+    from reports.build import rating_section, render_html, render_markdown
+    from reports.ratings import rate as fit
+    from simulate.rundir import Run
+    from simulate.storage import open_store
+
+    runs = [Run(d) for d in run_dirs]
+    games = sorted({r.game for r in runs})
+    if len(games) > 1:
+        raise DinolabError(f"ratings need runs of one game, got {', '.join(games)}")
+    table = fit(runs)
+    if table.is_empty():
+        raise DinolabError("the runs hold one strategy only: nothing to rate against")
+    echo(f"{'strategy':30s} {'games':>12s} {'elo':>6s} {'95% interval':>16s}  vs field")
+    for r in table.iter_rows(named=True):
+        echo(
+            f"{r['strategy']:30s} {r['games']:12,d} {r['elo']:6.0f} "
+            f"[{r['elo_lo']:6.0f}, {r['elo_hi']:6.0f}]  {r['win_share_vs_field']:.2%}"
+        )
+    if out:
+        section = rating_section(runs)
+        title = f"Strategy ratings from {len(runs)} {runs[0].title} run(s)"
+        store = open_store(out)
+        store.write_bytes("ratings.html", render_html(runs[0], [section], title).encode())
+        store.write_bytes("ratings.md", render_markdown(runs[0], [section], title).encode())
+        echo(f"wrote {out}/ratings.html and {out}/ratings.md")
