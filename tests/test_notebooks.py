@@ -28,9 +28,18 @@ def execute(path: Path, env: dict[str, str]) -> str:
     return "".join(o.get("text", "") for o in outputs)
 
 
-def test_every_notebook_in_the_folder_belongs_to_a_game():
-    declared = {ROOT / g.notebook for g in WITH_NOTEBOOKS}
+TOUR = ROOT / "notebooks" / "analysis_tour.ipynb"
+
+
+def test_every_notebook_in_the_folder_is_a_game_s_or_the_tour():
+    declared = {ROOT / g.notebook for g in WITH_NOTEBOOKS} | {TOUR}
     assert set(ROOT.glob("notebooks/*.ipynb")) <= declared
+
+
+def test_the_analysis_tour_executes(dkd_run):
+    text = execute(TOUR, {"DINOLAB_RUN": str(dkd_run)})
+    assert "replay matches the logged rows" in text
+    assert "widest seat interval" in text
 
 
 @pytest.mark.parametrize("game", WITH_NOTEBOOKS, ids=lambda g: g.name)
