@@ -97,3 +97,10 @@ def choose(lineup, j, tb, st, pool) -> np.int64:
         return play_random(lineup, j, tb, st)
     strict = has_forbids(lineup, j) and restricted(lineup, j, tb, st)
     return search(lineup, j, tb, st, pool, strict)
+
+
+@jit
+def choose_seat(lineup, j, tb, st, seat, scratch) -> np.int64:
+    """:func:`choose` in the game kit's signature (``docs/architecture.md``): ``seat`` is
+    ``st.actor``, ``scratch`` the spare states (at least two) for the search bot."""
+    return choose(lineup, j, tb, st, scratch)
