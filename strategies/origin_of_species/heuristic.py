@@ -78,6 +78,7 @@ from rules.origin_of_species.constants import (
     MIMICRY,
     OP_ANIMAL,
     OP_ATTACK,
+    OP_BOTTOM,
     OP_FAT,
     OP_GRAZE,
     OP_HIBERNATE,
@@ -113,6 +114,7 @@ from rules.origin_of_species.engine import (
     pirate_ok,
     victim_ok,
 )
+from rules.origin_of_species.options import option_of
 
 N_HP = 12
 DEFAULTS = (0.5, 1.5, 0.15, 0.3, 1.6, 1.0, 1.0, 1.0, 1.0, -0.5, 0.0, 0.0)
@@ -138,9 +140,14 @@ EN = 64  # bot_i[EN + a]: tokens own animal a still needs
 
 
 @jit_inline
-def blocked(fb, strict, option) -> bool:
-    """``option`` is forbidden for this bot and something else is legal."""
-    return strict and option >= 0 and fb[option] != 0
+def blocked(tb, st, fb, strict, action) -> bool:
+    """``action`` uses an option forbidden to this bot (``fb``) while something else is legal
+    (``strict``). The mapping is ``options.option_of``'s, the one place it lives; its op and
+    card type are all it reads, so a candidate can be checked before its target is chosen."""
+    if not strict:
+        return False
+    o = option_of(tb, st, action)
+    return o >= 0 and fb[o] != 0
 
 
 # ---------------------------------------------------------------- estimates
@@ -536,15 +543,6 @@ def dev_option(tb, st, hp, s, ty, side, ctx) -> tuple[float, np.int64]:
     return v, pack(OP_TOP + side, ty, 0, 0, 0) | tgt
 
 
-@jit_inline
-def dev_option_id(tb, ty, side) -> np.int64:
-    """The restrictable option a development play uses (0 animal, 1 + trait)."""
-    if side == 2:
-        return np.int64(0)
-    tr = tb.type_top[ty] if side == 0 else tb.type_bot[ty]
-    return np.int64(1 + tr)
-
-
 @jit
 def dev_choice(tb, st, hp, fb, strict) -> np.int64:
     """The best play by value (a trait from the card whose other side is worth least, an
@@ -553,15 +551,15 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
     ctx = dev_context(tb, st, hp, s)
     best = hp[9] if st.last == 0 else 0.0
     choice = np.int64(PASS)
-    animal_ok = not blocked(fb, strict, 0)
+    animal_ok = not blocked(tb, st, fb, strict, pack(OP_ANIMAL, 0, 0, 0, 0))
     for ty in range(tb.n_types):
         if st.hand[s, ty] == 0:
             continue
         v0, a0 = NEG, np.int64(-1)
         v1, a1 = NEG, np.int64(-1)
-        if tb.type_top[ty] >= 0 and not blocked(fb, strict, 1 + tb.type_top[ty]):
+        if tb.type_top[ty] >= 0 and not blocked(tb, st, fb, strict, pack(OP_TOP, ty, 0, 0, 0)):
             v0, a0 = dev_option(tb, st, hp, s, ty, np.int64(0), ctx)
-        if tb.type_bot[ty] >= 0 and not blocked(fb, strict, 1 + tb.type_bot[ty]):
+        if tb.type_bot[ty] >= 0 and not blocked(tb, st, fb, strict, pack(OP_BOTTOM, ty, 0, 0, 0)):
             v1, a1 = dev_option(tb, st, hp, s, ty, np.int64(1), ctx)
         k0 = max(v0, 0.0)
         k1 = max(v1, 0.0)
@@ -636,7 +634,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
             my_need += st.an_need[s, a] - st.an_food[s, a]
             my_fat += min(st.an_fat[s, a], st.an_need[s, a] - st.an_food[s, a])
     # free: Piracy on the hungry opponent animal nearest to being fed
-    if not blocked(fb, strict, 1 + PIRACY):
+    if not blocked(tb, st, fb, strict, pack(OP_PIRACY, 0, 0, 0, 0)):
         for a in range(na):
             if st.an_tr[s, a] & B_PIRACY and pirate_ok(tb, st, s, a):
                 bv = NEG
@@ -653,7 +651,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                 if bo >= 0 and hp[8] > 0.0:
                     return pack(OP_PIRACY, 0, bo, a, bt)
     # free: Hibernation when the bank cannot feed the animal
-    if not blocked(fb, strict, 1 + HIBERNATION) and hp[8] > 0.0:
+    if not blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) and hp[8] > 0.0:
         for a in range(na):
             if st.an_tr[s, a] & B_HIB and hib_ok(tb, st, s, a):
                 r = st.an_need[s, a] - st.an_food[s, a]
@@ -665,7 +663,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
     if (
         bank > 0
         and hp[8] > 0.0
-        and not blocked(fb, strict, 1 + GRAZING)
+        and not blocked(tb, st, fb, strict, pack(OP_GRAZE, 0, 0, 0, 0))
         and bank - 1 > my_need - my_fat
     ):
         for a in range(na):
@@ -693,7 +691,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                 if v > best_red:
                     best_red, red_a = v, a
         # attack, if it can be worth more than the red token
-        if hp[2] > 0.0 and not blocked(fb, strict, 1 + CARNIVORE):
+        if hp[2] > 0.0 and not blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
             red_cost = 0.0
             if red_a >= 0:
                 red_cost = 3.0 if best_red >= 10.0 else 0.5
@@ -722,7 +720,9 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
             if att >= 0 and best_att > need_v and best_att > 0.0:
                 return att
         # fat conversion once the bank is low
-        if not blocked(fb, strict, 1 + FAT_TISSUE) and (bank <= hp[11] or red_a < 0):
+        if not blocked(tb, st, fb, strict, pack(OP_FAT, 0, 0, 0, 0)) and (
+            bank <= hp[11] or red_a < 0
+        ):
             for a in range(na):
                 k = fat_max(tb, st, s, a)
                 if k > 0 and (red_a < 0 or bank <= hp[11]):
@@ -767,20 +767,16 @@ def defend_choice(tb, st, hp, fb, strict) -> np.int64:
         op = op_of(a)
         if op == OP_RUN:
             v = 100.0
-            opt = 1 + RUNNING
         elif op == OP_MIMIC:
             b = field(a, 0)
             v = sv - stakes(tb, st, o, b) + (3.0 if not is_fed(st, o, b) else 0.0)
-            opt = 1 + MIMICRY
         elif op == OP_TAIL:
             v = sv - drop_cost(tb, st, o, t, field(a, 24))
             if tail_first:
                 v += 200.0
-            opt = 1 + TAIL_LOSS
         else:
             v = 0.0
-            opt = -1
-        if blocked(fb, strict, opt):
+        if blocked(tb, st, fb, strict, a):
             continue
         if v > best:
             best = v

@@ -30,18 +30,20 @@ from rules.origin_of_species.constants import (
     FEED,
     GAME_OVER,
     MAX_CARDS,
+    OP_ANIMAL,
+    OP_TOP,
     PASS,
     ROUND_DONE,
 )
-from rules.origin_of_species.engine import COUNT, actions, advance, apply, final_result
+from rules.origin_of_species.engine import COUNT, actions, advance, apply, final_result, pack
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.state import CHANCE, N_STREAMS
 from strategies.origin_of_species.heuristic import (
     DEFAULTS,
     NEG,
+    blocked,
     dev_context,
     dev_option,
-    dev_option_id,
     heuristic,
 )
 
@@ -144,7 +146,9 @@ def candidates(lineup, j, tb, st, hp, cand, limit, strict) -> np.int64:
             if st.hand[s, ty] == 0:
                 continue
             for side in range(3):
-                if strict and fb[dev_option_id(tb, ty, side)]:
+                if blocked(
+                    tb, st, fb, strict, pack(OP_TOP + side if side < 2 else OP_ANIMAL, ty, 0, 0, 0)
+                ):
                     continue
                 if side < 2 and (tb.type_top[ty] if side == 0 else tb.type_bot[ty]) < 0:
                     continue
