@@ -14,6 +14,7 @@ from simulate.kit.spec import GameSpec, load_spec
 GAMES = [
     "simulate.games.dino_kontra_dino",
     "simulate.games.evo",
+    "simulate.games.table_battles",
 ]
 """The registry. Adding a game: its folders, and one line here (docs/architecture.md)."""
 

@@ -1,0 +1,90 @@
+"""Dinosaur Table Battles (Hollandspiele 2020), declared for the toolkit: rules, card data,
+bots, tables, kernel, replay, checker, report."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rules.table_battles.cards import COLUMNS, CardPool
+from rules.table_battles.constants import CLASSES, N_PLAYERS
+from rules.table_battles.params import TableBattlesParameters
+from simulate.games.table_battles.check import play_checked
+from simulate.games.table_battles.kernel import kernel_inputs, play_chunk
+from simulate.games.table_battles.replay import render
+from simulate.games.table_battles.tables import TABLES
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup
+from strategies.table_battles import REGISTRY
+
+I8 = pa.int8()
+PROVISIONAL_FIELDS = [c for c in COLUMNS[:15] if c not in ("known", "source")]
+
+
+def load_data(params: TableBattlesParameters, n_players: int) -> CardPool:
+    cards = params.load_cards()
+    params.check_players(n_players, cards)
+    return cards
+
+
+def build_inputs(setup: Setup) -> tuple:
+    return kernel_inputs(setup.params, setup.data, setup.lineup)
+
+
+def dinos_table(cards: CardPool, expansion: bool) -> pa.Table:
+    """One row per dino version of the card file: name, set, whether it is the version in
+    play, class, size, break point, printed draft rating and what of it is known."""
+    in_play = set(cards.pool(expansion))
+    known = [set.intersection(*(set(c.known) for c in d.cards)) for d in cards.dinos]
+    return pa.table(
+        {
+            "version": pa.array(np.arange(len(cards.dinos)), I8),
+            "name": [d.name for d in cards.dinos],
+            "name_code": pa.array([cards.name_code(i) for i in range(len(cards.dinos))], I8),
+            "set": [d.set for d in cards.dinos],
+            "in_play": [i in in_play for i in range(len(cards.dinos))],
+            "class": [CLASSES[d.cls] for d in cards.dinos],
+            "size": ["large" if d.large else "small" for d in cards.dinos],
+            "action_cards": pa.array([d.n_cards for d in cards.dinos], I8),
+            "break_point": pa.array([d.break_point for d in cards.dinos], I8),
+            "draft_rating": pa.array([d.draft_rating for d in cards.dinos], I8),
+            "rating_known": ["draft_rating" in k for k in known],
+            "provisional": [bool(set(PROVISIONAL_FIELDS) - k) for k in known],
+        }
+    )
+
+
+def data_files(setup: Setup) -> dict[str, bytes]:
+    """``cards.csv`` as played (the loader's canonical text) and ``dinos.parquet``."""
+    cards: CardPool = setup.data
+    buf = io.BytesIO()
+    pq.write_table(dinos_table(cards, setup.params.expansion), buf, compression="zstd")
+    return {"cards.csv": cards.to_csv().encode(), "dinos.parquet": buf.getvalue()}
+
+
+SPEC = GameSpec(
+    module=__name__,
+    name="table-battles",
+    title="Dinosaur Table Battles",
+    aliases=("dtb",),
+    min_players=N_PLAYERS,
+    max_players=N_PLAYERS,
+    default_players=N_PLAYERS,
+    parameters=TableBattlesParameters,
+    load_data=load_data,
+    registry=REGISTRY,
+    default_strategy="heuristic",
+    default_chunk=50_000,
+    tables=TABLES,
+    build_inputs=build_inputs,
+    kernel=play_chunk,
+    render=render,
+    data_files=data_files,
+    check=play_checked,
+    bench=Bench("heuristic", 2, kernel_games=200_000, interpreted_games=40),
+    demo=Demo(2, "heuristic", games=1_000_000, rotate=False, test_games=600),
+    report="reports.table_battles",
+    notebook="notebooks/table_battles.ipynb",
+)

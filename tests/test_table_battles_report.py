@@ -1,0 +1,191 @@
+"""Dinosaur Table Battles analyses: the numbers against the logs, the team model on a planted
+effect, a planted mis-rating found in played games, and the report itself.
+
+The runs are small (a few thousand games, a few seconds each): the statistical tests use
+effects far larger than their intervals.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from scipy.special import expit
+
+from reports import table_battles as tb
+from rules.table_battles.cards import load_cards
+from simulate.config import build_config
+from simulate.executors import InlineExecutor
+from simulate.rundir import Run
+from simulate.runner import run
+
+BRACHIO = (
+    ("Brachiosaurus,base,none,large,6,6,1,dice,1|2,no,ATK_FLAT1,no,ABS_MINUS_DICE,",
+     "Brachiosaurus,base,none,large,6,6,1,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_MINUS_DICE,"),
+    ("Brachiosaurus,base,none,large,6,6,2,dice,3|4,no,ATK_PER_DIE_MINUS1,no,ABS_FULL,",
+     "Brachiosaurus,base,none,large,6,6,2,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,BLK,"),
+)  # fmt: skip
+"""A designer's card file in which Brachiosaurus (printed 6) attacks from any die face with
+one hit per die plus one, and blocks: with the first game's other teams, its team's share of
+heuristic mirror games goes from 10% to 77%. Much stronger than its rating says."""
+
+
+def make_run(out: Path, games: int, strategies: str, rotate: bool, rules=(), seed: int = 5) -> Run:
+    cfg, setup = build_config(
+        "table-battles", n_players=2, strategies=strategies, rotate=rotate, seed=seed,
+        games=games, chunk_size=-(-games // 2), assignments=list(rules),
+    )  # fmt: skip
+    run(cfg, setup, out, InlineExecutor())
+    return Run(out)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory) -> Run:
+    """Two different bots, seats rotated (deals are clusters), a low turn cap: capped games."""
+    out = tmp_path_factory.mktemp("dtb") / "mixed"
+    return make_run(out, 3000, "heuristic,heuristic[rating=0]", True, ["max_turns=30"])
+
+
+def frame(run: Run, table: str) -> pl.DataFrame:
+    return pl.concat(
+        pl.from_arrow(pq.read_table(p))
+        for p in sorted(Path(run.path, table).glob("part-*.parquet"))
+    )
+
+
+def test_end_reasons_and_capped_games_match_the_logs(mixed):
+    games = frame(mixed, "games")
+    ends = tb.end_reasons(mixed)
+    counts = dict(zip(ends["end_reason"], ends["games"], strict=True))
+    assert sum(counts.values()) == games.height == 3000
+    capped = int((games["n_winners"] == 0).sum())
+    assert capped > 20 and counts["turn cap"] == capped
+    assert (games.filter(pl.col("end_reason") == "turn cap")["turns"] == 30).all()
+    side = tb.games_side_by_side(mixed)
+    assert side.height == 3000 - capped  # the capped games are left out
+
+
+def test_first_player_and_team_sizes_match_the_logs(mixed):
+    players = frame(mixed, "players").join(
+        frame(mixed, "games").select("game_id", "n_winners"), on="game_id"
+    )
+    decided = players.filter(pl.col("n_winners") > 0)
+    first = decided.filter(pl.col("first"))
+    row = tb.first_player(mixed).row(0, named=True)
+    assert row["n"] == first.height
+    assert row["mean"] == pytest.approx(first["winner"].mean())
+    assert row["lo"] < row["mean"] < row["hi"]
+    sizes = tb.team_sizes(mixed)
+    for r in sizes.iter_rows(named=True):
+        sub = decided.filter(pl.col("n_dinos") == r["n_dinos"])
+        assert r["n"] == sub.height and r["mean"] == pytest.approx(sub["winner"].mean())
+    counts = tb.drafted(mixed)
+    exploded = decided.select("dinos", "winner").explode("dinos")
+    for r in counts.iter_rows(named=True):
+        sub = exploded.filter(pl.col("dinos") == r["name"])
+        assert r["games"] == sub.height and r["wins"] == sub["winner"].sum()
+    bonuses = tb.marker_bonuses(mixed)
+    trex = bonuses.filter(pl.col("bonus").str.contains("Rex")).row(0, named=True)
+    assert trex["n"] == decided["trex"].sum()
+    assert trex["mean"] == pytest.approx(decided.filter(pl.col("trex"))["winner"].mean())
+
+
+def test_the_team_model_uses_the_bots_and_deals(mixed):
+    model = tb.team_model(mixed)
+    assert "bot heuristic[rating=0]" in model.terms and "first" in model.terms
+    side = tb.games_side_by_side(mixed)
+    assert model.games == side.height
+    assert side["cluster"].n_unique() < side.height  # rotated pairs share a deal
+
+
+def synthetic(n: int, strength: dict[str, float], seed: int = 1) -> pl.DataFrame:
+    """Games between random teams of three drawn from ``strength``'s dinos: side A wins with
+    probability logistic(sum of A's strengths - B's + 0.6 when A moves first)."""
+    rng = np.random.default_rng(seed)
+    names = list(strength)
+    s = np.array([strength[k] for k in names])
+    rows = {"cluster": [], "won": [], "team_a": [], "team_b": [], "first": []}
+    for g in range(n):
+        pick = rng.permutation(len(names))[:6]
+        a, b = pick[:3], pick[3:]
+        first = 1.0 if rng.random() < 0.5 else -1.0
+        p = expit(s[a].sum() - s[b].sum() + 0.6 * first)
+        rows["cluster"].append(g)
+        rows["won"].append(bool(rng.random() < p))
+        rows["team_a"].append([names[i] for i in a])
+        rows["team_b"].append([names[i] for i in b])
+        rows["first"].append(first)
+    return pl.DataFrame(rows)
+
+
+def test_the_team_model_recovers_planted_strengths_and_flags_the_misrated_dino():
+    rating = {f"d{i}": 3 + i % 6 for i in range(12)}
+    strength = {k: 0.25 * (r - 5.5) for k, r in rating.items()}  # the ratings are right ...
+    strength["d0"] = 1.2  # ... except d0: printed 3, plays like a 10
+    games = synthetic(20_000, strength)
+    model = tb.fit_team_model(games, list(strength), ["first"])
+    names = list(strength)
+    mean = np.mean(list(strength.values()))
+    for k in names:  # every contrast with the average dino within its interval (4 se)
+        e = model.effect(k, names)
+        assert abs(e["beta"] - (strength[k] - mean)) < 4 * e["se"] / model.slope, k
+    assert model.effect("first")["beta"] == pytest.approx(0.6, abs=0.08)
+    ratings = pl.DataFrame(
+        {"name": names, "draft_rating": [rating[k] for k in names], "rating_known": True,
+         "provisional": False, "class": "none", "size": "small"}
+    )  # fmt: skip
+    counts = games.select(name="team_a").explode("name").group_by("name").agg(games=pl.len())
+    counts = counts.with_columns(raw_win_share=pl.lit(0.5))
+    values = tb.value_table(model, ratings, counts)
+    d0 = values.filter(pl.col("name") == "d0").row(0, named=True)
+    assert d0["verdict"] == "under-rated" and d0["suggested"] >= 8
+    assert values.sort("gap").row(0, named=True)["name"] == "d0"  # the most under-rated
+    others = values.filter(pl.col("name") != "d0")
+    assert (others["verdict"] == "fits").mean() > 0.6
+    rho = tb.rank_correlation(model, values)
+    assert rho["lo"] <= rho["rho"] <= rho["hi"] and rho["rho"] > 0.5
+
+
+def test_a_planted_misrating_is_found_in_played_games(tmp_path):
+    text = load_cards("provisional").to_csv()
+    for old, new in BRACHIO:
+        assert old in text
+        text = text.replace(old, new)
+    cards = tmp_path / "strong_brachiosaurus.csv"
+    cards.write_text(text)
+    base = make_run(tmp_path / "base", 4000, "heuristic", False)
+    planted = make_run(tmp_path / "planted", 4000, "heuristic", False, [f"cards={cards}"])
+    _, before, _ = tb.rating_accuracy(base)
+    _, after, _ = tb.rating_accuracy(planted)
+    b = before.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
+    a = after.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
+    assert b["verdict"] == "over-rated" and a["verdict"] == "under-rated"
+    assert a["lo"] > b["hi"] and a["value"] - b["value"] > 0.10  # > 10 win-share points
+    rank = {n: i for i, n in enumerate(after["name"])}
+    assert before["name"].to_list().index("Brachiosaurus") >= before.height - 3  # was a bottom 3
+    assert rank["Brachiosaurus"] < 4  # is a top 4
+    assert a["suggested"] > a["draft_rating"]
+    assert "strong_brachiosaurus.csv" in planted.manifest["data"]["description"]
+
+
+def test_the_report_names_the_card_file_and_counts_capped_games(mixed, tmp_path):
+    from simulate.cli.analysis_commands import write_report
+
+    copy = tmp_path / "run"
+    shutil.copytree(mixed.path, copy)
+    html, md = write_report(str(copy), variants=False)
+    text = Path(md).read_text()
+    head = "\n".join(text.splitlines()[:4])
+    assert "card file provisional_cards.csv" in head and "PROVISIONAL" in head
+    capped = int((frame(mixed, "games")["n_winners"] == 0).sum())
+    assert f"{capped:,} of 3,000 games" in text
+    for title in ("Draft ratings: printed against simulated", "First-player advantage",
+                  "Team size", "Hit-marker bonuses", "How games ended; capped games"):  # fmt: skip
+        assert f"## {title}" in text, title
+    assert not re.search(r"\bnan\b", text, re.I)
+    assert Path(html).read_text().count("<img") >= 7
