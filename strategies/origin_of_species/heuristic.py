@@ -2,20 +2,25 @@
 
 It sees what a player at the table sees: every animal with its traits, food and fat, the food
 bank, hand sizes, the deck size and its own hand (never another hand or the deck order). It
-allocates nothing: every estimate is a scalar loop over the table.
+allocates nothing: estimates are scalar loops over the table, cached for one decision in the
+state's bot scratch (``bot_f`` / ``bot_i``, layout below).
 
 **Food model.** A seat's *demand* is the food its animals still need (fat it can convert
 counts against it). In feeding, players take one red token per go-around, so the bank is
-shared out like water filling: every seat gets up to a common level ``lam`` with
-``sum(min(demand, lam)) = bank``. A seat's animals are fed with probability about
-``min(1, (share + cooperation bonus) / demand)``; the expected points of a seat are that
-times its points at stake (``animal_points`` + trait points + extra points per animal).
+shared out like water filling: the seat can take up to the level ``lam`` at which the other
+seats' ``min(demand, lam)`` and its own share add up to the bank; with its Cooperation links
+that is its *capacity* ``mu`` (over ``caution``). It feeds its animals in order of points at
+stake per token needed, so animal ``a`` is fed when the tokens reach the cumulative need up
+to it, with a smooth chance ``at_least(c, mu)``; a seat's expected points are the sum over its
+animals of that chance times the animal's points at stake.
 
 **Development.** Each play is valued by the change in expected points it makes (a new animal
-adds 2 points at stake and 1 demand; a Carnivore 2 points and 1 demand, but also prey; a
-Parasite changes the *opponent's* expected points) plus small terms per trait (protection
-against the opponents' carnivores, storage, food links, utility). The bot passes when the
-best play is worth less than ``pass_at`` (in the last round when nothing is worth more than 0).
+is fed last: its 2 points times the chance the tokens reach the whole need plus one; a
+Carnivore or High Body Weight raises the need of its animal and of every animal fed after it,
+a Carnivore also has prey; a Parasite changes the *opponent's* expected points, its own 3
+points going to the host's owner) plus small terms per trait (protection against the
+opponents' carnivores, storage, food links, utility). The bot passes when the best play is
+worth less than ``pass_at`` (in the last round when nothing is worth more than 0).
 
 **Feeding.** Piracy on the opponent animal closest to being fed; Hibernation for an animal
 the bank cannot feed; then the main action: an attack if ``aggression`` times its value beats
