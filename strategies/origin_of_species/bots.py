@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from rules.origin_of_species.engine import COUNT, actions
 from rules.origin_of_species.options import option_of
@@ -28,7 +28,7 @@ def forbidden(lineup, j, tb, st, action) -> bool:
     return o >= 0 and lineup.forbid[j, o] != 0
 
 
-@jit
+@jit_inline
 def has_forbids(lineup, j) -> bool:
     for o in range(lineup.forbid.shape[1]):  # noqa: SIM110 (compiled: no generators)
         if lineup.forbid[j, o]:
@@ -82,8 +82,9 @@ def play_random(lineup, j, tb, st) -> np.int64:
 
 @jit
 def play_heuristic(lineup, j, tb, st) -> np.int64:
-    strict = has_forbids(lineup, j) and restricted(lineup, j, tb, st)
-    return heuristic(tb, st, lineup.params[j], lineup.forbid[j], strict)
+    # The heuristic falls back on a forbidden action by itself when nothing else is legal, so
+    # it needs no enumeration of the legal actions (``restricted``) here.
+    return heuristic(tb, st, lineup.params[j], lineup.forbid[j], has_forbids(lineup, j))
 
 
 @jit

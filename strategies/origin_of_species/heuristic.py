@@ -790,22 +790,28 @@ def defend_choice(tb, st, hp, fb, strict) -> np.int64:
 
 
 @jit
-def link_choice(tb, st) -> np.int64:
+def link_choice(tb, st, fb, strict) -> np.int64:
+    """The paired trait feeding the hungriest partner with the most at stake (an allowed one
+    first: with every ready link forbidden, the best of them)."""
     s = st.actor
     best = NEG
     choice = np.int64(-1)
     for l in range(st.n_ln[s]):
         if fireable(tb, st, s, l):
             x = link_target(st, s, l)
+            a = pack(OP_LINK, 0, s, 0, l)
             v = stakes(tb, st, s, x) + (5.0 if not is_fed(st, s, x) else 0.0)
+            if blocked(tb, st, fb, strict, a):
+                v -= 1000.0
             if v > best:
                 best = v
-                choice = pack(OP_LINK, 0, s, 0, l)
+                choice = a
     return choice
 
 
 @jit
-def scav_choice(tb, st) -> np.int64:
+def scav_choice(tb, st, fb, strict) -> np.int64:
+    """The scavenger with the most at stake, a hungry one first."""
     q = st.actor
     best = NEG
     choice = np.int64(-1)
@@ -821,7 +827,9 @@ def scav_choice(tb, st) -> np.int64:
 @jit
 def heuristic(tb, st, hp, fb, strict) -> np.int64:
     """The heuristic's action for the pending decision of ``st.actor`` (``fb``: the forbidden
-    options of this bot, honoured when ``strict``)."""
+    options of this bot, avoided when ``strict``; where every legal action is forbidden it
+    falls back on one of them: passing is never forbidden, and defence and link choices take
+    the best forbidden one when nothing else is legal)."""
     kind = st.kind
     if kind == FEED:
         return feed_choice(tb, st, hp, fb, strict)
@@ -830,5 +838,5 @@ def heuristic(tb, st, hp, fb, strict) -> np.int64:
     if kind == DEFEND:
         return defend_choice(tb, st, hp, fb, strict)
     if kind == LINK:
-        return link_choice(tb, st)
-    return scav_choice(tb, st)
+        return link_choice(tb, st, fb, strict)
+    return scav_choice(tb, st, fb, strict)
