@@ -283,10 +283,13 @@ def model_frame(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     return _strategy_terms(games)
 
 
-def team_model(run: RunData, bonuses: bool = False, l2: float = L2) -> TeamModel:
+def team_model(
+    run: RunData, bonuses: bool = False, l2: float = L2, games: pl.DataFrame | None = None
+) -> TeamModel:
     """The team model of the run's decided games: dinos, the first player, the bots; with
-    ``bonuses`` also the fewer-dinos and fewer-cards terms (see :func:`marker_bonuses`)."""
-    frame, bots = model_frame(games_side_by_side(run))
+    ``bonuses`` also the fewer-dinos and fewer-cards terms (see :func:`marker_bonuses`).
+    ``games``: :func:`games_side_by_side` of the run, if already read."""
+    frame, bots = model_frame(games_side_by_side(run) if games is None else games)
     covariates = ["first", *(["fewer_dinos", "fewer_cards"] if bonuses else []), *bots]
     return fit_team_model(frame, dino_names(run), covariates, l2)
 
@@ -327,9 +330,9 @@ def printed_scale(rated: pl.DataFrame) -> dict[str, float | str] | None:
     """What a printed rating stands for in value, ``value = a + b * rating``, from the rated
     dinos (``value``, ``draft_rating``): the Theil-Sen line (the median of the pairwise slopes,
     then of the residuals: a few mis-rated dinos do not move it) when its slope's 95% interval
-    lies above 0, i.e. the ratings do order the values; otherwise the line that gives the values the printed
-    ratings' mean and spread (the ratings say nothing, only their scale is kept). ``how``
-    names the one used; None with fewer than three rated dinos or no spread."""
+    lies above 0, i.e. the ratings do order the values; otherwise the line that gives the
+    values the printed ratings' mean and spread (the ratings say nothing, only their scale is
+    kept). ``how`` names the one used; None with fewer than three rated dinos or no spread."""
     if rated.height < 3 or not rated["value"].std() or not rated["draft_rating"].std():
         return None
     v = rated["value"].to_numpy()
@@ -405,9 +408,12 @@ def rank_correlation(model: TeamModel, values: pl.DataFrame, seed: int = 0) -> d
     return {"rho": point, "lo": float(lo), "hi": float(hi), "dinos": k}
 
 
-def rating_accuracy(run: RunData) -> tuple[TeamModel, pl.DataFrame, dict[str, float]]:
-    """The team model, the value table and the rank correlation of the run."""
-    model = team_model(run)
+def rating_accuracy(
+    run: RunData, games: pl.DataFrame | None = None
+) -> tuple[TeamModel, pl.DataFrame, dict[str, float]]:
+    """The team model, the value table and the rank correlation of the run (``games``:
+    :func:`games_side_by_side` of the run, if already read)."""
+    model = team_model(run, games=games)
     values = value_table(model, printed_ratings(run), drafted(run))
     return model, values, rank_correlation(model, values)
 
@@ -657,7 +663,8 @@ def sections(run: RunData) -> list[Section]:
     ]
     if decided < 10:
         return out
-    model, values, rho = rating_accuracy(run)
+    side = games_side_by_side(run)
+    model, values, rho = rating_accuracy(run, side)
     ratings = printed_ratings(run)
     known = int(ratings["rating_known"].sum())
     status = (
@@ -778,7 +785,7 @@ def sections(run: RunData) -> list[Section]:
             key="matchups",
         )
     )
-    bonus_model = team_model(run, bonuses=True)
+    bonus_model = team_model(run, bonuses=True, games=side)
     bonuses = marker_bonuses(run, bonus_model)
     out.append(
         Section(
