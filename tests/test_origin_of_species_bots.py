@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rules.core.jit import records
 from rules.core.rng import game_key, seed_streams
 from rules.origin_of_species.constants import (
     CARNIVORE,
@@ -23,31 +24,27 @@ from rules.origin_of_species.constants import (
 from rules.origin_of_species.engine import actions, advance, apply, deal
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import make_table, new_states
-from simulate.games.origin_of_species.check import play_checked, play_games
+from simulate.games.origin_of_species.check import play_checked, run_games, setup_of
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
-from strategies.origin_of_species.search import determinise
+from strategies.origin_of_species.search import SCRATCH, determinise
 
 P0 = OosParameters()
 DECK = P0.load_deck()
 
 
+def checked(n: int, lineup, seed: int, game_id: int, forbid=None):
+    return play_checked(setup_of(P0, DECK, n, lineup), seed, game_id, forbid=forbid)
+
+
 def share(n: int, test: str, field: str, games: int, seed: int) -> tuple[float, float]:
     """Win share of ``test`` against ``field`` in every seat, and its standard error."""
-    tb = make_table(P0, DECK, n)
-    states = new_states(3)
     total = 0.0
-    with np.errstate(over="ignore"):
-        for r in range(n):
-            specs = [field] * n
-            specs[r] = test
-            lu = REGISTRY.lineup_record([REGISTRY.parse(x) for x in specs])
-            wins = np.zeros(n)
-            play_games(
-                tb[0], lu[0], states, np.uint64(seed), 0, games, wins,
-                np.zeros(1, np.int64), np.zeros((2, N_TRAITS + 1), np.int64),
-            )  # fmt: skip
-            total += wins[r]
+    for r in range(n):
+        specs = [field] * n
+        specs[r] = test
+        wins, _, _ = run_games(P0, DECK, n, [REGISTRY.parse(x) for x in specs], seed, games)
+        total += wins[r]
     m = n * games
     p = total / m
     return p, (p * (1 - p) / m) ** 0.5
@@ -57,7 +54,7 @@ def share(n: int, test: str, field: str, games: int, seed: int) -> tuple[float, 
 def test_every_bot_plays_every_player_count(n):
     bots = ["random", "heuristic", "search[rollouts=1,candidates=2]"]
     lineup = REGISTRY.lineup(",".join(bots[i % 3] for i in range(n)), n)
-    game = play_checked(P0, DECK, n, lineup, 21, n)
+    game = checked(n, lineup, 21, n)
     assert len(game.scores) == n and sum(game.winners) >= 1
 
 
@@ -83,36 +80,26 @@ def test_forbidden_options_are_honoured():
     for spec in ("heuristic", "random", "search[rollouts=1,candidates=3]"):
         lineup = REGISTRY.lineup(f"{spec},heuristic,heuristic", 3)
         for g in range(3):
-            game = play_checked(P0, DECK, 3, lineup, 41, g, forbid=forbid)
+            game = checked(3, lineup, 41, g, forbid=forbid)
             mine = [e for e in game.trait_events if e[1] == 0]
             assert all(e[2] not in (CARNIVORE, FAT_TISSUE, PARASITE) for e in mine), spec
             theirs = [e for e in game.trait_events if e[1] != 0]
             assert any(e[2] == CARNIVORE for e in theirs)
     lineup = REGISTRY.lineup("random,random", 2)
-    game = play_checked(P0, DECK, 2, lineup, 42, 0, forbid={0: ("animal",)})
+    game = checked(2, lineup, 42, 0, forbid={0: ("animal",)})
     assert not any(e[1] == 0 for e in game.animal_events), "no animals when forbidden"
     assert any(e[1] == 1 for e in game.animal_events)
 
 
 def test_heuristic_plays_and_uses_every_trait():
     n, games = 4, 600
-    tb = make_table(P0, DECK, n)
-    lu = REGISTRY.lineup_record(REGISTRY.lineup("heuristic", n))
-    tallies = np.zeros((2, N_TRAITS + 1), np.int64)
-    with np.errstate(over="ignore"):
-        play_games(
-            tb[0], lu[0], new_states(3), np.uint64(43), 0, games, np.zeros(n),
-            np.zeros(1, np.int64), tallies,
-        )  # fmt: skip
+    _, _, tallies = run_games(P0, DECK, n, REGISTRY.lineup("heuristic", n), 43, games)
     assert (tallies[0] > 0).all(), tallies[0]
     # Poisonous is "used" when a carnivore eats it: the heuristic avoids that, a random one not
     used = tallies[1].copy()
-    lu = REGISTRY.lineup_record(REGISTRY.lineup("heuristic,random,heuristic,random", n))
-    with np.errstate(over="ignore"):
-        play_games(
-            tb[0], lu[0], new_states(3), np.uint64(44), 0, 200, np.zeros(n),
-            np.zeros(1, np.int64), tallies,
-        )  # fmt: skip
+    mixed = REGISTRY.lineup("heuristic,random,heuristic,random", n)
+    _, _, more = run_games(P0, DECK, n, mixed, 44, 200)
+    tallies = tallies + more
     assert (used[:N_TRAITS] > 0).sum() >= N_TRAITS - 1, used
     assert (tallies[1, :N_TRAITS] > 0).all(), tallies[1]
 
@@ -124,8 +111,9 @@ def test_search_does_not_peek_at_hidden_cards():
     lu = REGISTRY.lineup_record(
         REGISTRY.lineup("search[rollouts=3,candidates=4],random,random", n)
     )[0]
-    states = new_states(4)
+    states = new_states(1)
     st = states[0]
+    scratch = records(1, SCRATCH)[0]
     with np.errstate(over="ignore"):
         key = np.uint64(game_key(np.uint64(8), np.uint64(3)))
         seed_streams(st.rng[: 1 + n], key, key)
@@ -157,8 +145,8 @@ def test_search_does_not_peek_at_hidden_cards():
         assert (np.array(o.hand[1:3]) != np.array(st.hand[1:3])).any() or (
             np.array(o.deck) != np.array(st.deck)
         ).any()
-        a = choose(lu, 0, tb, st, states[1:])
-        b = choose(lu, 0, tb, o, states[1:])
+        a = choose(lu, 0, tb, st, 0, scratch)
+        b = choose(lu, 0, tb, o, 0, scratch)
     assert a == b
     # the determinisation itself reads nothing hidden
     xy = new_states(2)

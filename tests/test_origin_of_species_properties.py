@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from rules.origin_of_species.params import OosParameters
-from simulate.games.origin_of_species.check import play_checked
+from simulate.games.origin_of_species.check import play_checked, setup_of
 from strategies.origin_of_species import REGISTRY
 
 P0 = OosParameters()
@@ -74,7 +74,7 @@ def test_invariants_hold(seed, game_id, n, bots, rules):
     if params.sets_for(n) * DECK.n_cards < params.hand_size * n:
         params = params.with_values({"n_sets": "2"})
     lineup = REGISTRY.lineup(",".join(bots[:n]), n)
-    game = play_checked(params, DECK, n, lineup, seed, game_id)
+    game = play_checked(setup_of(params, DECK, n, lineup), seed, game_id)
     assert 1 <= game.rounds <= params.max_rounds(n, DECK)
     best = max(game.scores)
     tied = [q for q in range(n) if game.scores[q] == best]
@@ -87,31 +87,30 @@ def test_invariants_hold(seed, game_id, n, bots, rules):
 
 def test_same_seed_same_game_and_bots_do_not_change_the_dice():
     lineup = REGISTRY.lineup("heuristic,random,heuristic", 3)
-    a = play_checked(P0, DECK, 3, lineup, 5, 17)
-    b = play_checked(P0, DECK, 3, lineup, 5, 17)
+    a = play_checked(setup_of(P0, DECK, 3, lineup), 5, 17)
+    b = play_checked(setup_of(P0, DECK, 3, lineup), 5, 17)
     assert a.scores == b.scores and a.attack_events == b.attack_events
-    c = play_checked(P0, DECK, 3, REGISTRY.lineup("random", 3), 5, 17)
+    c = play_checked(setup_of(P0, DECK, 3, REGISTRY.lineup("random", 3)), 5, 17)
     assert a.round_rows[0]["food_bank"] == c.round_rows[0]["food_bank"], "own dice stream"
 
 
 SCRIPT = """
 import hashlib
 import numpy as np
+from rules.core.jit import records
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import make_table, new_states
-from simulate.games.origin_of_species.check import play_checked, play_games
+from simulate.games.origin_of_species.check import play_checked, run_games, setup_of
 from strategies.origin_of_species import REGISTRY
+from strategies.origin_of_species.search import SCRATCH
 p = OosParameters(); d = p.load_deck()
 h = hashlib.sha256()
 runs = ((4, "heuristic,random,heuristic[aggression=2],random", 3), (2, "heuristic", 2))
 for n, lineup, games in runs:
-    tb = make_table(p, d, n)
-    lu = REGISTRY.lineup_record(REGISTRY.lineup(lineup, n))
-    wins = np.zeros(n); rounds = np.zeros(1, np.int64); tallies = np.zeros((2, 20), np.int64)
-    with np.errstate(over="ignore"):
-        play_games(tb[0], lu[0], new_states(3), np.uint64(3), 0, games, wins, rounds, tallies)
-    h.update(repr((wins.tolist(), rounds.tolist(), tallies.tolist())).encode())
-g = play_checked(p, d, 3, REGISTRY.lineup("heuristic[tail_first=1],random,heuristic", 3), 9, 2)
+    wins, rounds, tallies = run_games(p, d, n, REGISTRY.lineup(lineup, n), 3, games)
+    h.update(repr((wins.tolist(), rounds, tallies.tolist())).encode())
+lu3 = REGISTRY.lineup("heuristic[tail_first=1],random,heuristic", 3)
+g = play_checked(setup_of(p, d, 3, lu3), 9, 2)
 h.update(repr((g.scores, g.attack_events, g.trait_events, g.uses.tolist())).encode())
 # one search decision (its rollouts are whole games: slow as plain Python)
 from rules.core.rng import game_key, seed_streams
@@ -120,17 +119,17 @@ from strategies.origin_of_species.bots import choose
 tb = make_table(p, d, 3)[0]
 spec = "search[rollouts=2,candidates=4],heuristic,heuristic"
 lu = REGISTRY.lineup_record(REGISTRY.lineup(spec, 3))[0]
-states = new_states(3)
-st = states[0]
+st = new_states(1)[0]
+scratch = records(1, SCRATCH)[0]
 with np.errstate(over="ignore"):
     key = np.uint64(game_key(np.uint64(4), np.uint64(0)))
     seed_streams(st.rng[:4], key, key)
     deal(tb, st)
     kind = advance(tb, st)
     while st.actor != 0:
-        apply(tb, st, choose(lu, st.actor, tb, st, states[1:]))
+        apply(tb, st, choose(lu, st.actor, tb, st, st.actor, scratch))
         kind = advance(tb, st)
-    h.update(repr((int(kind), int(choose(lu, 0, tb, st, states[1:])), st.rng.tolist())).encode())
+    h.update(repr((int(kind), int(choose(lu, 0, tb, st, 0, scratch)), st.rng.tolist())).encode())
 print(h.hexdigest())
 """
 

@@ -108,9 +108,11 @@ class Deck:
             if self.provisional
             else "designer-supplied"
         )
+        name = Path(self.path).name if self.path else self.label
+        builtin = f" (built-in '{self.label}')" if self.provisional else ""
         return (
-            f"deck '{self.label}' ({self.n_cards} cards of {self.n_types} kinds per set; {kind}; "
-            f"sha256 {self.sha256[:12]})"
+            f"deck file {name}{builtin}: {self.n_cards} cards of {self.n_types} kinds per set; "
+            f"{kind}; sha256 {self.sha256[:12]}"
         )
 
     def kernel_types(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

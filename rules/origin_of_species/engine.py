@@ -69,7 +69,6 @@ from rules.origin_of_species.board import (
     set_need,
     symb_ok,
     target_ok,
-    trait_cards,
     use,
 )
 from rules.origin_of_species.constants import (
@@ -295,6 +294,9 @@ def start_round(tb, st) -> None:
         st.r_kills[s] = 0
         st.r_drawn[s] = 0
         st.r_hand[s] = st.n_hand[s]
+        st.r_need[s] = 0
+        st.r_starved[s] = 0
+        st.r_poisoned[s] = 0
         for u in range(st.uses_r.shape[1]):
             st.uses_r[s, u] = 0
     st.r_bank = 0
@@ -890,10 +892,11 @@ def extinction_and_draw(tb, st) -> None:
                 remove_animal(st, s, a)
                 starved += 1
         st.r_survivors[s] = st.n_an[s]
-        tc = 0
-        for a in range(st.n_an[s]):
-            tc += trait_cards(st, s, a)
+        st.r_starved[s] = starved
+        st.r_poisoned[s] = poisoned
+        pts, _, tc = seat_score(tb, st, s)
         st.r_traits[s] = tc
+        st.r_score[s] = pts
         if st.verbose:
             emit(st, EV_EXTINCT, s, starved, poisoned, st.n_an[s], 0, 0, 0, 0, 0, 0, 0, 0)
     # the draw: one card at a time from the first player, while the deck lasts
@@ -927,28 +930,50 @@ def extinction_and_draw(tb, st) -> None:
 
 
 @jit
+def animal_score(tb, st, s, a) -> tuple[np.int64, np.int64, np.int64]:
+    """What surviving animal ``a`` of ``s`` scores: ``(points, extra, trait cards)``.
+
+    ``animal_points``, plus ``trait_points`` per trait card on it (each Fat Tissue; a paired
+    card for each animal it joins, or once per pair on its first animal), plus the extra
+    points of Carnivore, High Body Weight and Parasite (``extra``, also in ``points``); trait
+    cards as counted for the logs (a paired card once per animal it joins)."""
+    m = st.an_tr[s, a]
+    cards = popcount(m) + st.an_fat_cards[s, a] + st.an_links[s, a]
+    traits = cards
+    if not tb.paired_per_animal:
+        cards -= st.an_links[s, a]
+        for l in range(st.n_ln[s]):
+            if st.ln_a[s, l] == a:
+                cards += 1
+    extra = np.int64(0)
+    for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE):
+        if m >> t & 1:
+            extra += tb.bonus[t]
+    return tb.animal_points + tb.trait_points * cards + extra, extra, traits
+
+
+@jit
+def seat_score(tb, st, s) -> tuple[np.int64, np.int64, np.int64]:
+    """Seat ``s``'s points if the game ended now: ``(points, extra, trait cards)`` summed over
+    its animals (:func:`animal_score`)."""
+    pts = np.int64(0)
+    extra = np.int64(0)
+    traits = np.int64(0)
+    for a in range(st.n_an[s]):
+        p, e, t = animal_score(tb, st, s, a)
+        pts += p
+        extra += e
+        traits += t
+    return pts, extra, traits
+
+
+@jit
 def final_scores(tb, st) -> None:
-    """+``animal_points`` per surviving animal, +``trait_points`` per trait card on it (each Fat
-    Tissue; a paired card for each animal it joins, or once per pair), plus the extra points of
-    Carnivore, High Body Weight and Parasite (to the host's owner)."""
+    """Every seat's final points (:func:`seat_score`; Parasite points go to the host's owner,
+    whose animal carries the trait)."""
     for s in range(tb.n_players):
-        pts = 0
-        extra = 0
-        traits = 0
-        for a in range(st.n_an[s]):
-            m = st.an_tr[s, a]
-            cards = popcount(m) + st.an_fat_cards[s, a] + st.an_links[s, a]
-            traits += cards
-            if not tb.paired_per_animal:
-                cards -= st.an_links[s, a]
-                for l in range(st.n_ln[s]):
-                    if st.ln_a[s, l] == a:
-                        cards += 1
-            pts += tb.animal_points + tb.trait_points * cards
-            for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE):
-                if m >> t & 1:
-                    extra += tb.bonus[t]
-        st.score[s] = pts + extra
+        pts, extra, traits = seat_score(tb, st, s)
+        st.score[s] = pts
         st.extra[s] = extra
         st.end_animals[s] = st.n_an[s]
         st.end_traits[s] = traits
@@ -1085,6 +1110,11 @@ def advance(tb, st) -> np.int64:
                 bank += 1 + bounded(st.rng, S_FOOD, 6)
             st.bank = bank
             st.r_bank = bank
+            for q in range(n):
+                need = np.int64(0)
+                for a in range(st.n_an[q]):
+                    need += st.an_need[q, a]
+                st.r_need[q] = need
             if st.verbose:
                 emit(st, EV_FOOD, bank, st.first, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             st.pos = 0
@@ -1100,6 +1130,8 @@ def advance(tb, st) -> np.int64:
             st.step = ST_ROUND_DONE
         elif step == ST_ROUND_DONE:
             ending = st.last != 0 if tb.last_next != 0 else st.deck_top >= st.deck_len
+            if st.rnd + 1 >= tb.max_rounds:  # a safety cap, reached only if nobody can draw
+                ending = True
             if ending:
                 final_scores(tb, st)
                 st.over = 1

@@ -211,9 +211,10 @@ class OosParameters(Parameters):
 
     def max_rounds(self, n_players: int, deck: Deck) -> int:
         """Most rounds a game can last: every round before the last draws at least one card a
-        player while the deck lasts."""
+        player while the deck lasts (with ``empty_draw = 0`` at least one card, unless nobody
+        holds anything; the engine ends the game at this many rounds in any case)."""
         left = self.sets_for(n_players) * deck.n_cards - self.hand_size * n_players
-        draws = -(-left // n_players)
+        draws = -(-left // n_players) if self.empty_draw > 0 else left
         return draws + 1 if self.last_round == "next" else max(1, draws)
 
     def check_players(self, n_players: int, deck: Deck) -> None:

@@ -14,7 +14,10 @@ Where the logged quantities live (the kit reads them; see ``docs/origin_of_speci
   food bank), ``r_deck_left``; per seat ``r_animals`` (at the start of extinction),
   ``r_survivors``, ``r_traits`` (trait cards on survivors), ``r_red`` (red tokens taken from
   the bank, ``food_taken``), ``r_blue`` (blue tokens received), ``r_kills``, ``r_drawn``,
-  ``r_hand`` (cards in hand after the draw), ``uses_r`` (trait uses this round).
+  ``r_hand`` (cards in hand after the draw), ``r_need`` (food the seat's animals needed when
+  the bank was rolled), ``r_starved`` and ``r_poisoned`` (animals lost at extinction),
+  ``r_score`` (the points the seat would score if the game ended after this extinction),
+  ``uses_r`` (trait uses this round).
 * per game and seat: ``uses`` (trait uses, :data:`~rules.origin_of_species.constants.USE_DOCS`).
 * events in ``ev[:n_ev]`` (the kernel copies and clears them after each engine call):
   EV_TRAIT, EV_ATTACK, EV_ANIMAL always; the others only with ``verbose`` set.
@@ -205,6 +208,10 @@ STATE = np.dtype(
         ("r_kills", np.int64, (P,)),
         ("r_drawn", np.int64, (P,)),
         ("r_hand", np.int64, (P,)),
+        ("r_need", np.int64, (P,)),  # food the seat's animals needed when the bank was rolled
+        ("r_starved", np.int64, (P,)),  # animals that died unfed at extinction
+        ("r_poisoned", np.int64, (P,)),  # animals that died of poison at extinction
+        ("r_score", np.int64, (P,)),  # points if the game ended after this extinction
         ("uses_r", np.int32, (P, N_USES)),
         ("uses", np.int32, (P, N_USES)),
         # the end

@@ -88,20 +88,16 @@ def play_heuristic(lineup, j, tb, st) -> np.int64:
 
 
 @jit
-def choose(lineup, j, tb, st, pool) -> np.int64:
-    """The action lineup position ``j``'s bot takes for ``st.actor`` (``pool``: at least two
-    spare states, for the search bot's rollouts)."""
+def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
+
+    ``scratch`` is one :data:`~strategies.origin_of_species.search.SCRATCH` record: the search
+    bot plays its rollouts on the two spare states ``scratch.worlds``.
+    """
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         return play_heuristic(lineup, j, tb, st)
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
     strict = has_forbids(lineup, j) and restricted(lineup, j, tb, st)
-    return search(lineup, j, tb, st, pool, strict)
-
-
-@jit
-def choose_seat(lineup, j, tb, st, seat, scratch) -> np.int64:
-    """:func:`choose` in the game kit's signature (``docs/architecture.md``): ``seat`` is
-    ``st.actor``, ``scratch`` the spare states (at least two) for the search bot."""
-    return choose(lineup, j, tb, st, scratch)
+    return search(lineup, j, tb, st, scratch.worlds, strict)
