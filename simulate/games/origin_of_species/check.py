@@ -1,17 +1,24 @@
 """Play Origin of Species games step by step from Python, checking the rules at every step.
 
-:func:`play_checked` is the debugging and testing twin of a kernel: it seeds and deals as a
-kernel does (``key = game_key(seed, game_id)``, ``seed_streams``, ``deal``), asks the same
-bots, and after every engine call checks the invariants: the cards are conserved (deck, hands,
-tableaux, discard piles; by type through the public and private play records), food and fat
-within bounds, needs and link counts consistent, the food bank within its formula's range,
-every action legal, every trait played where the rules allow it, every attack legal for the
-traits it records, and that each extinction removes exactly the unfed and poisoned animals
-(``st.pause`` stops the engine just before each extinction). A
-broken invariant raises :class:`AssertionError` naming it.
+:func:`play_checked` is the debugging and testing twin of the chunk kernel
+(:func:`simulate.games.origin_of_species.kernel.play_chunk`): it seeds and deals as the kernel
+does (:func:`simulate.kit.support.start_game`, no rotation), asks the same bots through the
+same dispatch, and after every engine call checks the invariants through
+:func:`simulate.kit.spec.expect`: the cards are conserved (deck, hands, tableaux, discard
+piles; by type through the public and private play records), food and fat within bounds,
+needs and link counts consistent, the food bank within its formula's range, every action
+legal, every trait played where the rules allow it, every attack legal for the traits it
+records, and that each extinction removes exactly the unfed and poisoned animals
+(``st.pause`` stops the engine just before each extinction). A broken rule raises
+:class:`~simulate.kit.spec.RuleBroken` naming it. The conformance suite compares its winners
+and rounds with the kernel's rows.
 
-:func:`play_games` is a compiled loop (heuristic or random bots, no logging) for measuring the
-engine's speed.
+:func:`attack_problem` is the one reading of "an attack legal for the traits it records",
+shared by the checker (on the engine's attack events) and the tests (on the logged
+``attacks`` table).
+
+:func:`play_games` is a compiled loop (no logging) for strength ladders and the engine's
+speed: ``python -m simulate.games.origin_of_species.check match|speed|traits ...``.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ import dataclasses
 import numpy as np
 
 from rules.core.jit import jit
-from rules.core.rng import game_key, seed_streams
 from rules.origin_of_species.board import is_fed
 from rules.origin_of_species.constants import (
     BURROWING,
@@ -59,16 +65,18 @@ from rules.origin_of_species.state import (
     EV_TRAIT,
     F_HIB,
     F_POISONED,
-    make_table,
     new_states,
 )
+from simulate.games.origin_of_species.kernel import kernel_inputs
+from simulate.kit.spec import Checked, Setup, expect
+from simulate.kit.support import start_game
 from strategies.core.registry import Strategy
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
 
 
-@dataclasses.dataclass
-class CheckedGame:
+@dataclasses.dataclass(frozen=True)
+class CheckedGame(Checked):
     """What a checked game saw: its final numbers, per-round counters and logged events."""
 
     scores: list[int]
@@ -76,9 +84,6 @@ class CheckedGame:
     animals: list[int]
     traits: list[int]
     discards: list[int]
-    winners: list[bool]
-    rounds: int
-    decisions: int
     uses: np.ndarray  # [n, N_USES]
     trait_events: list[tuple[int, ...]]  # (round, seat, trait, target_owner, type, side, a, b)
     attack_events: list[tuple[int, ...]]  # EV_ATTACK columns 1..
@@ -99,16 +104,17 @@ def check_cards(tb, st) -> None:
     hands = int(sum(int(st.n_hand[s]) for s in range(n)))
     table = 0
     for s in range(n):
-        assert int(st.hand[s, :T].sum()) == int(st.n_hand[s]), f"seat {s}: hand count"
-        assert (np.asarray(st.hand[s, :T]) >= 0).all(), f"seat {s}: negative hand"
+        expect(int(st.hand[s, :T].sum()) == int(st.n_hand[s]), f"seat {s}: hand count")
+        expect(bool((np.asarray(st.hand[s, :T]) >= 0).all()), f"seat {s}: negative hand")
         for a in range(int(st.n_an[s])):
             table += 1 + _pop(st.an_tr[s, a]) + int(st.an_fat_cards[s, a])
         table += int(st.n_ln[s])
     discards = int(sum(int(st.discard_n[s]) for s in range(n)))
     total = deck_left + hands + table + discards
-    assert total == int(tb.n_cards), (
+    expect(
+        total == int(tb.n_cards),
         f"cards not conserved: deck {deck_left} + hands {hands} + table {table} + "
-        f"discards {discards} = {total} != {tb.n_cards}"
+        f"discards {discards} = {total} != {tb.n_cards}",
     )
     rest = np.bincount(np.asarray(st.deck[st.deck_top : st.deck_len]), minlength=T)[:T]
     for t in range(T):
@@ -118,9 +124,9 @@ def check_cards(tb, st) -> None:
             + int(st.public_out[t])
             + int(st.animal_out[:n, t].sum())
         )
-        assert seen == int(tb.type_copies[t]), f"card type {t}: {seen} != {tb.type_copies[t]}"
+        expect(seen == int(tb.type_copies[t]), f"card type {t}: {seen} != {tb.type_copies[t]}")
     played = int(st.public_out[:T].sum()) + int(st.animal_out[:n, :T].sum())
-    assert played == table + discards, f"played {played} != table {table} + discards {discards}"
+    expect(played == table + discards, f"played {played} != table {table} + discards {discards}")
 
 
 def check_animals(tb, st) -> None:
@@ -133,9 +139,9 @@ def check_animals(tb, st) -> None:
         pairs = set()
         for l in range(int(st.n_ln[s])):
             a, b, k = int(st.ln_a[s, l]), int(st.ln_b[s, l]), int(st.ln_kind[s, l])
-            assert 0 <= a < na and 0 <= b < na and a != b, f"seat {s} link {l}: ends {a}, {b}"
+            expect(0 <= a < na and 0 <= b < na and a != b, f"seat {s} link {l}: ends {a}, {b}")
             key = (k, min(a, b), max(a, b))
-            assert key not in pairs, f"seat {s}: paired trait {k} twice on pair {a}, {b}"
+            expect(key not in pairs, f"seat {s}: paired trait {k} twice on pair {a}, {b}")
             pairs.add(key)
             links[a] += 1
             links[b] += 1
@@ -143,36 +149,32 @@ def check_animals(tb, st) -> None:
                 prot[b] += 1
         for a in range(na):
             m = int(st.an_tr[s, a])
-            assert m >> FAT_TISSUE == 0, f"seat {s} animal {a}: Fat/paired bits in an_tr"
-            assert not (m >> CARNIVORE & 1 and m >> SCAVENGER & 1), "Carnivore with Scavenger"
+            expect(m >> FAT_TISSUE == 0, f"seat {s} animal {a}: Fat/paired bits in an_tr")
+            expect(not (m >> CARNIVORE & 1 and m >> SCAVENGER & 1), "Carnivore with Scavenger")
             need = 1 + sum(
                 int(tb.food[t]) for t in (CARNIVORE, HIGH_BODY_WEIGHT, PARASITE) if m >> t & 1
             )
-            assert int(st.an_need[s, a]) == need, f"seat {s} animal {a}: need {st.an_need[s, a]}"
+            expect(int(st.an_need[s, a]) == need, f"seat {s} animal {a}: need {st.an_need[s, a]}")
             food, fat, cards = (
                 int(st.an_food[s, a]),
                 int(st.an_fat[s, a]),
                 int(st.an_fat_cards[s, a]),
             )
-            assert 0 <= food <= need, f"seat {s} animal {a}: food {food} of need {need}"
-            assert 0 <= fat <= cards, f"seat {s} animal {a}: fat {fat} on {cards} Fat Tissue"
-            assert int(st.an_links[s, a]) == links[a], f"seat {s} animal {a}: link count"
-            assert int(st.an_prot[s, a]) == prot[a], f"seat {s} animal {a}: protection count"
-    assert int(st.bank) >= 0, f"food bank {st.bank} < 0"
+            expect(0 <= food <= need, f"seat {s} animal {a}: food {food} of need {need}")
+            expect(0 <= fat <= cards, f"seat {s} animal {a}: fat {fat} on {cards} Fat Tissue")
+            expect(int(st.an_links[s, a]) == links[a], f"seat {s} animal {a}: link count")
+            expect(int(st.an_prot[s, a]) == prot[a], f"seat {s} animal {a}: protection count")
+    expect(int(st.bank) >= 0, f"food bank {st.bank} < 0")
 
 
 def attack_legal_py(tb, st, s, a, o, t) -> bool:
-    """An independent reading of the attack rules, for the checks."""
+    """An independent reading of the attack rules on the live table, for the checks."""
     if not st.an_tr[s, a] >> CARNIVORE & 1:
         return False
     if s == o and a == t:
         return False
     am, tm = int(st.an_tr[s, a]), int(st.an_tr[o, t])
-    if (am >> SWIMMING & 1) != (tm >> SWIMMING & 1):
-        return False
-    if tm >> HIGH_BODY_WEIGHT & 1 and not am >> HIGH_BODY_WEIGHT & 1:
-        return False
-    if tm >> CAMOUFLAGE & 1 and not am >> SHARP_VISION & 1:
+    if attack_problem(am, tm):
         return False
     fed = int(st.an_food[o, t]) >= int(st.an_need[o, t]) or (
         tb.hib_burrow and int(st.an_flags[o, t]) & F_HIB
@@ -185,14 +187,29 @@ def attack_legal_py(tb, st, s, a, o, t) -> bool:
     return True
 
 
+def attack_problem(attacker_traits: int, defender_traits: int) -> str:
+    """Why an attack is illegal for the traits its record holds (bitmasks, bit ``i`` = trait
+    id ``i``), or ``""`` when those traits allow it: the attacker has Carnivore; both or
+    neither swim; High Body Weight is attacked only by High Body Weight; Camouflage only with
+    Sharp Vision. (A fed burrower and a protected Symbiosis partner are illegal targets too,
+    but the masks cannot show whether an animal was fed or whose partner it was.)"""
+    am, tm = int(attacker_traits), int(defender_traits)
+    if not am >> CARNIVORE & 1:
+        return "an attacker without Carnivore"
+    if (am >> SWIMMING & 1) != (tm >> SWIMMING & 1):
+        return "an attack across Swimming"
+    if tm >> HIGH_BODY_WEIGHT & 1 and not am >> HIGH_BODY_WEIGHT & 1:
+        return "an attack on High Body Weight without it"
+    if tm >> CAMOUFLAGE & 1 and not am >> SHARP_VISION & 1:
+        return "an attack on Camouflage without Sharp Vision"
+    return ""
+
+
 def check_attack_event(e) -> None:
-    """The traits an attack event records allow the attack."""
-    am, tm = int(e[3]), int(e[5])
-    assert am >> CARNIVORE & 1, "an attacker without Carnivore"
-    assert (am >> SWIMMING & 1) == (tm >> SWIMMING & 1), "attack across Swimming"
-    assert not (tm >> HIGH_BODY_WEIGHT & 1) or am >> HIGH_BODY_WEIGHT & 1, "attack on HBW"
-    assert not (tm >> CAMOUFLAGE & 1) or am >> SHARP_VISION & 1, "attack on Camouflage"
-    assert 0 <= int(e[6]) <= 3 and 0 <= int(e[7]) <= 2, "bad defence or outcome code"
+    """The traits an attack event records allow the attack; its codes are in range."""
+    problem = attack_problem(int(e[3]), int(e[5]))
+    expect(not problem, f"logged attack: {problem}")
+    expect(0 <= int(e[6]) <= 3 and 0 <= int(e[7]) <= 2, "bad defence or outcome code")
 
 
 def check_extinction(tb, st) -> None:
@@ -217,30 +234,32 @@ def check_extinction(tb, st) -> None:
             (int(c.an_tr[s, a]), int(c.an_fat_cards[s, a]), int(c.an_fat[s, a]))
             for a in range(int(c.n_an[s]))
         ]
-        assert got == keep[s], f"seat {s}: extinction kept {got}, expected {keep[s]}"
+        expect(got == keep[s], f"seat {s}: extinction kept {got}, expected {keep[s]}")
+
+
+def setup_of(params: OosParameters, data: Deck, n_players: int, lineup: list[Strategy]) -> Setup:
+    """A :class:`~simulate.kit.spec.Setup` for these rules, deck and lineup (tests build
+    variants this way; ``SPEC.setup`` parses a lineup text)."""
+    from simulate.games.origin_of_species import SPEC
+
+    params.check_players(n_players, data)
+    return Setup(SPEC, params, n_players, tuple(lineup), data)
 
 
 def play_checked(
-    params: OosParameters,
-    data: Deck,
-    n_players: int,
-    lineup: list[Strategy],
+    setup: Setup,
     seed: int,
     game_id: int,
+    *,
     verbose: bool = False,
     forbid: dict[int, tuple[str, ...]] | None = None,
 ) -> CheckedGame:
     """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
     maps seats to the options (``rules.origin_of_species.options.OPTIONS``) their bots may
     take only when nothing else is legal."""
-    tbs = make_table(params, data, n_players)
-    tb = tbs[0]
-    lus = REGISTRY.lineup_record(list(lineup), forbid)
-    lu = lus[0]
-    states = new_states(3)
-    st = states[0]
-    pool = states[1:]
-    n = n_players
+    n = setup.n_players
+    tbs, lus, states, scratches = kernel_inputs(setup.params, setup.data, setup.lineup, forbid)
+    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     lo, hi = int(tb.food_lo), int(tb.food_hi)
     traits: list[tuple[int, ...]] = []
     attacks: list[tuple[int, ...]] = []
@@ -248,8 +267,7 @@ def play_checked(
     rows: list[dict] = []
     decisions = 0
     with np.errstate(over="ignore"):
-        key = np.uint64(game_key(np.uint64(seed), np.uint64(game_id)))
-        seed_streams(st.rng[: 1 + n], key, key)
+        start_game(st.rng, n, np.uint64(seed), game_id, False)
         deal(tb, st)
         st.verbose = int(verbose)
         st.pause = 1  # advance stops before each extinction for check_extinction
@@ -263,15 +281,15 @@ def play_checked(
                     traits.append(row)
                     _, seat, tr, owner = row[:4]
                     if tr == PARASITE:
-                        assert owner != seat, "Parasite played on an own animal"
+                        expect(owner != seat, "Parasite played on an own animal")
                     else:
-                        assert owner == seat, f"trait {tr} played on another player's animal"
+                        expect(owner == seat, f"trait {tr} played on another player's animal")
                 elif e[0] == EV_ATTACK:
                     check_attack_event(e)
                     attacks.append(tuple(int(x) for x in e[1:14]))
                 elif e[0] == EV_ANIMAL:
                     animals.append(tuple(int(x) for x in e[1:4]))
-            assert int(st.ev_lost) == 0, "events lost"
+            expect(int(st.ev_lost) == 0, "events lost")
             st.n_ev = 0
             check_cards(tb, st)
             check_animals(tb, st)
@@ -280,7 +298,7 @@ def play_checked(
                 check_extinction(tb, st)
                 continue
             if kind == ROUND_DONE:
-                assert lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}"
+                expect(lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}")
                 rows.append(
                     {
                         "round": int(st.rnd) + 1,
@@ -289,38 +307,50 @@ def play_checked(
                         "animals": [int(x) for x in st.r_animals[:n]],
                         "survivors": [int(x) for x in st.r_survivors[:n]],
                         "traits": [int(x) for x in st.r_traits[:n]],
+                        "need": [int(x) for x in st.r_need[:n]],
                         "food_taken": [int(x) for x in st.r_red[:n]],
+                        "food_received": [int(x) for x in st.r_blue[:n]],
+                        "starved": [int(x) for x in st.r_starved[:n]],
+                        "poisoned": [int(x) for x in st.r_poisoned[:n]],
                         "kills": [int(x) for x in st.r_kills[:n]],
                         "cards_drawn": [int(x) for x in st.r_drawn[:n]],
                         "hand": [int(x) for x in st.r_hand[:n]],
+                        "score": [int(x) for x in st.r_score[:n]],
                     }
                 )
                 for s in range(n):
-                    assert st.r_survivors[s] == st.n_an[s], "survivors != animals after round"
-                    assert st.r_hand[s] == st.n_hand[s], "hand counter"
+                    expect(st.r_survivors[s] == st.n_an[s], "survivors != animals after round")
+                    expect(st.r_hand[s] == st.n_hand[s], "hand counter")
+                    lost = int(st.r_animals[s]) - int(st.r_survivors[s])
+                    died = int(st.r_starved[s]) + int(st.r_poisoned[s])
+                    expect(lost == died, f"seat {s}: {lost} animals lost, {died} starved/poisoned")
                 continue
             if kind == GAME_OVER:
                 break
             decisions += 1
             seat = int(st.actor)
-            assert actions(tb, st, -1) >= 1, "a decision without actions"
-            action = int(choose(lu, seat, tb, st, pool))
-            assert is_legal(tb, st, action), f"illegal action {action:#x} for decision {kind}"
+            expect(actions(tb, st, -1) >= 1, "a decision without actions")
+            action = int(choose(lu, seat, tb, st, seat, scratch))
+            expect(is_legal(tb, st, action), f"illegal action {action:#x} for decision {kind}")
             if kind == FEED and action >= 0 and action >> 32 == OP_ATTACK:
                 o, a, t = (action >> 16) & 0xFF, (action >> 8) & 0xFF, action & 0xFF
-                assert attack_legal_py(tb, st, seat, a, o, t), "an illegal attack was offered"
+                expect(attack_legal_py(tb, st, seat, a, o, t), "an illegal attack was offered")
             apply(tb, st, action)
         winners = np.zeros(n, dtype=np.bool_)
         final_result(tb, st, winners)
+    expect(1 <= int(st.rnd) + 1 <= int(tb.max_rounds), f"{int(st.rnd) + 1} rounds")
+    if rows:
+        last = rows[-1]["score"]
+        expect(last == [int(x) for x in st.score[:n]], "the last round's score is not final")
     return CheckedGame(
+        winners=[bool(x) for x in winners],
+        rounds=int(st.rnd) + 1,
+        decisions=decisions,
         scores=[int(x) for x in st.score[:n]],
         extra=[int(x) for x in st.extra[:n]],
         animals=[int(x) for x in st.end_animals[:n]],
         traits=[int(x) for x in st.end_traits[:n]],
         discards=[int(x) for x in st.discard_n[:n]],
-        winners=[bool(x) for x in winners],
-        rounds=int(st.rnd) + 1,
-        decisions=decisions,
         uses=np.array(st.uses[:n, :N_USES]),
         trait_events=traits,
         attack_events=attacks,
@@ -331,18 +361,16 @@ def play_checked(
 
 
 @jit
-def play_games(tb, lineup, states, seed, first, count, wins, rounds, tallies) -> None:
-    """Play games ``first .. first + count - 1`` of ``seed`` (no rotation, no logging):
-    ``wins[s]`` counts sole wins (shared wins add 1/k), ``rounds[0]`` the rounds, ``tallies``
-    [2, N_TRAITS + 1] the traits played (row 0; column N_TRAITS: animals) and ``uses`` summed
-    over seats (row 1). ``states``: at least 3 records (the game and the search pool)."""
+def play_games(tb, lineup, st, scratch, seed, first, count, wins, rounds, tallies) -> None:
+    """Play games ``first .. first + count - 1`` of ``seed`` (no rotation, no logging), seeded
+    and dispatched as the chunk kernel does: ``wins[s]`` counts sole wins (shared wins add
+    1/k), ``rounds[0]`` the rounds, ``tallies`` [2, N_TRAITS + 1] the traits played (row 0;
+    column N_TRAITS: animals) and ``uses`` summed over seats (row 1). ``st`` is one state
+    record, ``scratch`` one :data:`~strategies.origin_of_species.search.SCRATCH` record."""
     n = tb.n_players
-    st = states[0]
-    pool = states[1:]
     winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
     for g in range(first, first + count):
-        key = game_key(np.uint64(seed), np.uint64(g))
-        seed_streams(st.rng[: 1 + n], key, key)
+        start_game(st.rng, n, seed, g, False)
         deal(tb, st)
         while True:
             kind = advance(tb, st)
@@ -356,7 +384,8 @@ def play_games(tb, lineup, states, seed, first, count, wins, rounds, tallies) ->
                 break
             if kind == ROUND_DONE:
                 continue
-            apply(tb, st, choose(lineup, st.actor, tb, st, pool))
+            s = st.actor
+            apply(tb, st, choose(lineup, s, tb, st, s, scratch))
         final_result(tb, st, winners[:n])
         k = 0
         for s in range(n):
@@ -369,13 +398,26 @@ def play_games(tb, lineup, states, seed, first, count, wins, rounds, tallies) ->
         rounds[0] += st.rnd + 1
 
 
-def _lineups(test: Strategy, field: Strategy, n: int) -> list[np.ndarray]:
-    out = []
-    for r in range(n):
-        specs = [field] * n
-        specs[r] = test
-        out.append(REGISTRY.lineup_record(specs))
-    return out
+def run_games(
+    params: OosParameters,
+    data: Deck,
+    n_players: int,
+    lineup: list[Strategy],
+    seed: int,
+    games: int,
+    first: int = 0,
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """:func:`play_games` from Python: wins per seat, rounds, tallies."""
+    tbs, lus, states, scratches = kernel_inputs(params, data, lineup)
+    wins = np.zeros(n_players)
+    rounds = np.zeros(1, np.int64)
+    tallies = np.zeros((2, N_TRAITS + 1), np.int64)
+    with np.errstate(over="ignore"):
+        play_games(
+            tbs[0], lus[0], states[0], scratches[0], np.uint64(seed), first, games, wins,
+            rounds, tallies,
+        )  # fmt: skip
+    return wins, int(rounds[0]), tallies
 
 
 def match(
@@ -390,17 +432,12 @@ def match(
     """Win share of ``test`` against ``field`` (the others), rotated through every seat over
     the same deals (``games`` per seat; a shared win counts 1/k), with its 95% Wilson
     interval: ``(share, lo, hi)``."""
-    tb = make_table(params, data, n_players)
-    states = new_states(3)
     total = 0.0
-    with np.errstate(over="ignore"):
-        for r, lu in enumerate(_lineups(test, field, n_players)):
-            wins = np.zeros(n_players)
-            play_games(
-                tb[0], lu[0], states, np.uint64(seed), 0, games, wins,
-                np.zeros(1, np.int64), np.zeros((2, N_TRAITS + 1), np.int64),
-            )  # fmt: skip
-            total += wins[r]
+    for r in range(n_players):
+        specs = [field] * n_players
+        specs[r] = test
+        wins, _, _ = run_games(params, data, n_players, specs, seed, games)
+        total += wins[r]
     m = n_players * games
     p = total / m
     z = 1.96
@@ -415,17 +452,12 @@ def speed(
     """Games per second of CPU time (best of 5 runs of ``games``) of the compiled loop."""
     import time
 
-    tb = make_table(params, data, n_players)
-    lu = REGISTRY.lineup_record(list(lineup))
-    states = new_states(3)
+    run_games(params, data, n_players, lineup, 1, 5)
     best = float("inf")
-    with np.errstate(over="ignore"):
-        args = (np.zeros(n_players), np.zeros(1, np.int64), np.zeros((2, N_TRAITS + 1), np.int64))
-        play_games(tb[0], lu[0], states, np.uint64(1), 0, 5, *args)
-        for _ in range(5):
-            t0 = time.process_time()
-            play_games(tb[0], lu[0], states, np.uint64(1), 0, games, *args)
-            best = min(best, time.process_time() - t0)
+    for _ in range(5):
+        t0 = time.process_time()
+        run_games(params, data, n_players, lineup, 1, games)
+        best = min(best, time.process_time() - t0)
     return games / best
 
 
@@ -434,16 +466,8 @@ def trait_table(
 ) -> tuple[np.ndarray, float]:
     """Traits played and used per seat and game (``[2, N_TRAITS + 1]``: row 0 played, column
     N_TRAITS animals; row 1 uses, see ``constants.USE_DOCS``) and rounds per game."""
-    tb = make_table(params, data, n_players)
-    lu = REGISTRY.lineup_record(list(lineup))
-    tallies = np.zeros((2, N_TRAITS + 1), np.int64)
-    rounds = np.zeros(1, np.int64)
-    with np.errstate(over="ignore"):
-        play_games(
-            tb[0], lu[0], new_states(3), np.uint64(seed), 0, games, np.zeros(n_players),
-            rounds, tallies,
-        )  # fmt: skip
-    return tallies / (games * n_players), rounds[0] / games
+    _, rounds, tallies = run_games(params, data, n_players, lineup, seed, games)
+    return tallies / (games * n_players), rounds / games
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,102 @@
+"""Evolution: The Origin of Species, declared for the toolkit: rules, deck, bots, tables,
+kernel, replay, checker, report."""
+
+from __future__ import annotations
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rules.origin_of_species.constants import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PAIRED,
+    PRINTED_FOOD,
+    SK,
+    TRAITS,
+    USE_DOCS,
+)
+from rules.origin_of_species.deck import Deck
+from rules.origin_of_species.params import OosParameters
+from simulate.games.origin_of_species.check import play_checked
+from simulate.games.origin_of_species.kernel import kernel_inputs, play_chunk
+from simulate.games.origin_of_species.replay import render
+from simulate.games.origin_of_species.tables import TABLES, USE_COLUMNS
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup
+from strategies.origin_of_species import REGISTRY
+
+
+def load_data(params: OosParameters, n_players: int) -> Deck:
+    deck = params.load_deck()
+    params.check_players(n_players, deck)
+    return deck
+
+
+def build_inputs(setup: Setup) -> tuple:
+    return kernel_inputs(setup.params, setup.data, setup.lineup)
+
+
+def traits_table(deck: Deck, sets: int, params: OosParameters) -> pa.Table:
+    """One row per trait: its id (bit ``trait_id`` of every trait bitmask in the logs), its
+    English and Slovak names, whether it is paired, its extra food and points under these
+    rules, the cards of the deck as played that carry it, and the ``players`` column holding
+    its use counter with what that counts."""
+    extra_food = dict(zip((0, 1, 2), params.extra_food, strict=True))
+    extra_points = dict(zip((0, 1, 2), params.extra_points, strict=True))
+    ids = range(len(TRAITS))
+    return pa.table(
+        {
+            "trait_id": pa.array(list(ids), pa.int8()),
+            "name": list(TRAITS),
+            "name_sk": list(SK),
+            "paired": [t in PAIRED for t in ids],
+            "printed_food": pa.array(list(PRINTED_FOOD), pa.int8()),
+            "extra_food": pa.array([extra_food.get(t, 0) for t in ids], pa.int8()),
+            "extra_points": pa.array([extra_points.get(t, 0) for t in ids], pa.int8()),
+            "cards": pa.array([sets * deck.counts(t) for t in ids], pa.int16()),
+            "use_column": [USE_COLUMNS[t] for t in ids],
+            "use_counts": [USE_DOCS[t] for t in ids],
+        }
+    )
+
+
+def data_files(setup: Setup) -> dict[str, bytes]:
+    """``deck.csv`` as played (the loader's canonical text, one set) and ``traits.parquet``."""
+    deck: Deck = setup.data
+    buf = io.BytesIO()
+    table = traits_table(deck, setup.params.sets_for(setup.n_players), setup.params)
+    pq.write_table(table, buf, compression="zstd")
+    return {"deck.csv": deck.to_csv().encode(), "traits.parquet": buf.getvalue()}
+
+
+SPEC = GameSpec(
+    module=__name__,
+    name="origin-of-species",
+    title="Evolution: The Origin of Species",
+    aliases=("oos",),
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    default_players=4,
+    parameters=OosParameters,
+    load_data=load_data,
+    registry=REGISTRY,
+    default_strategy="heuristic",
+    default_chunk=50_000,
+    tables=TABLES,
+    build_inputs=build_inputs,
+    kernel=play_chunk,
+    render=render,
+    data_files=data_files,
+    check=play_checked,
+    bench=Bench("heuristic", 4, kernel_games=30_000, interpreted_games=3),
+    demo=Demo(
+        4,
+        "heuristic,heuristic[aggression=2],heuristic,heuristic[aggression=0]",
+        games=200_000,
+        rotate=True,
+        test_games=240,
+    ),
+    report="reports.origin_of_species",
+    notebook="notebooks/origin_of_species.ipynb",
+)
