@@ -619,6 +619,19 @@ SCALE_TEXT = {
 }
 
 
+def _rho_text(rho: dict[str, float]) -> str:
+    if rho["dinos"] < 3 or not np.isfinite(rho["rho"]):
+        return (
+            f"Only {rho['dinos']} dinos were drafted in at least {MIN_GAMES} decided games: too "
+            "few for a rank correlation (play more games)."
+        )
+    return (
+        f"Spearman's rank correlation between value and printed rating over the "
+        f"{rho['dinos']} dinos drafted in at least {MIN_GAMES} games: {rho['rho']:.2f} "
+        f"[{rho['lo']:.2f}, {rho['hi']:.2f}]."
+    )
+
+
 def _points(column: str) -> pl.Expr:
     """``column`` and its ``lo``, ``hi`` as signed win-share points: ``+3.1 [+1.2, +5.0]``."""
     return pl.format(
@@ -663,6 +676,27 @@ def sections(run: RunData) -> list[Section]:
     ]
     if decided < 10:
         return out
+    if run.config["params"].get("setup") == "first_game":
+        first = first_player(run)
+        out.append(
+            Section(
+                "Draft ratings",
+                "This run played the first game's fixed teams (setup=first_game): nobody "
+                "drafted, so nothing in the logs tells the dinos' values apart. Draft-rating "
+                "accuracy needs a run with setup=draft.",
+                key="ratings",
+            )
+        )
+        out.append(
+            Section(
+                "First-player advantage",
+                f"The first player won {_ci(first.row(0, named=True))} of decided games.",
+                first,
+                {"first player": "str", "n": "int", "mean": "pct_ci"},
+                key="first",
+            )
+        )
+        return out
     side = games_side_by_side(run)
     model, values, rho = rating_accuracy(run, side)
     ratings = printed_ratings(run)
@@ -696,9 +730,7 @@ def sections(run: RunData) -> list[Section]:
             f"average dino adds, with teammates, opponents, the first player and the seat held "
             f"fixed (an "
             f"L2-regularised logistic model on team composition over {model.games:,} decided "
-            f"games; 95% cluster-robust intervals). Spearman's rank correlation between value "
-            f"and printed rating over the {rho['dinos']} dinos drafted in at least {MIN_GAMES} "
-            f"games: {rho['rho']:.2f} [{rho['lo']:.2f}, {rho['hi']:.2f}]. Most under-rated: "
+            f"games; 95% cluster-robust intervals). {_rho_text(rho)} Most under-rated: "
             f"{names(under)}. Most over-rated: {names(over)}. {SCALE_TEXT[how]} {status}",
             values.with_columns(value_points=_points("value")).select(
                 "name",
