@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from types import ModuleType
 
+import numpy as np
 import polars as pl
 
 from reports import common, compare, plots, ratings
@@ -26,8 +27,34 @@ from reports.stats import with_wilson
 
 
 def p_text(p: float) -> str:
-    """A p-value as people read it (``p < 1e-16`` rather than 0)."""
+    """A p-value as people read it (``p < 1e-16`` rather than 0; none when not testable)."""
+    if p != p:
+        return "not testable (too few games or no variation)"
     return "p < 1e-16" if p < 1e-16 else f"p = {p:.2g}"
+
+
+def widest_half_width(conv: pl.DataFrame) -> float:
+    """The widest seat interval's half-width with all games (NaN when not measurable)."""
+    last = conv.filter(pl.col("games") == conv["games"].max())["half_width"].max()
+    return float("nan") if last is None else float(last)
+
+
+def length_table(length: pl.DataFrame, most: int = 25) -> pl.DataFrame:
+    """The game-length distribution, in ranges of rounds when it has many values."""
+    if length.height <= most:
+        return length.with_columns(pl.col("rounds").cast(pl.String))
+    lo, hi = int(length["rounds"].min()), int(length["rounds"].max())
+    width = -(-(hi - lo + 1) // most)
+    start = (pl.col("rounds").cast(pl.Int64) - lo) // width * width + lo
+    binned = (
+        length.with_columns(start=start)
+        .group_by("start")
+        .agg(games=pl.col("games").sum(), total=pl.col("total").first())
+        .sort("start")
+        .with_columns(rounds=pl.format("{}-{}", "start", pl.col("start") + width - 1))
+    )
+    binned = with_wilson(binned, "games", "total", "share")
+    return binned.select("rounds", "games", "share", "lo", "hi")
 
 
 def headline(run: RunData, precision: float | None = None) -> Section:
@@ -38,7 +65,7 @@ def headline(run: RunData, precision: float | None = None) -> Section:
     capped = common.capped_games(run)
     conv = common.convergence(run)
     n = run.games_logged
-    widest = float(conv.filter(pl.col("games") == conv["games"].max())["half_width"].max())
+    widest = widest_half_width(conv)
     first = seats.filter(pl.col("seat") == 0).row(0, named=True)
     multi = shared.filter(pl.col("n_winners") > 1)
     rows = [
@@ -169,12 +196,16 @@ def common_sections(run: RunData, precision: float | None = None) -> list[Sectio
         )
     )
     length = common.game_length(run)
+    cumulative = length["share"].cum_sum().to_numpy()
+    median = int(length["rounds"][int(np.searchsorted(cumulative, 0.5))])
+    p90 = int(length["rounds"][int(np.searchsorted(cumulative, 0.9))])
     sections.append(
         Section(
             "Game length",
-            f"Rounds per game: mean {float((length['rounds'] * length['share']).sum()):.2f}.",
-            length,
-            {"rounds": "int", "games": "int", "share": "pct_ci"},
+            f"Rounds per game: mean {float((length['rounds'] * length['share']).sum()):.2f}, "
+            f"median {median}, 90% of games within {p90}.",
+            length_table(length),
+            {"rounds": "str", "games": "int", "share": "pct_ci"},
             plots.histogram(
                 length["rounds"].to_list(),
                 length["games"].to_list(),
@@ -185,12 +216,13 @@ def common_sections(run: RunData, precision: float | None = None) -> list[Sectio
         )
     )
     conv = common.convergence(run)
-    last = conv.filter(pl.col("games") == conv["games"].max())
-    half = float(last["half_width"].max())
+    half = widest_half_width(conv)
     text = (
         f"Seat win shares estimated from the first n games. With all {run.games_logged:,} "
         f"games the widest 95% interval is ±{half * 100:.2f} percentage points; it narrows as "
         f"1/sqrt(games) (4x the games halves it)."
+        if half == half
+        else "Too few games to measure how the intervals narrow."
     )
     for target in (0.01, 0.005, 0.001):
         need = common.games_needed(half, run.games_logged, target)

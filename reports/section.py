@@ -22,6 +22,8 @@ class Section:
 def fmt(value, kind: str) -> str:
     if value is None:
         return ""
+    if isinstance(value, float) and value != value:
+        return "n/a"
     if kind == "pct":
         return f"{value:.2%}"
     if kind == "pp":
