@@ -21,7 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from rules.origin_of_species.params import OosParameters
-from simulate.games.origin_of_species.check import play_checked, setup_of
+from simulate.games.origin_of_species import SPEC
+from simulate.games.origin_of_species.check import attack_problem, play_checked, setup_of
+from simulate.kit.play import play
 from strategies.origin_of_species import REGISTRY
 
 P0 = OosParameters()
@@ -83,6 +85,39 @@ def test_invariants_hold(seed, game_id, n, bots, rules):
     for q in range(n):
         assert game.scores[q] == 2 * game.animals[q] + game.traits[q] + game.extra[q]
     assert game.max_animals <= 32
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=hs.integers(0, 2**40),
+    n=hs.integers(2, 8),
+    bots=hs.lists(BOTS, min_size=8, max_size=8),
+    rules=VARIANTS,
+    rotate=hs.booleans(),
+)
+def test_every_logged_attack_is_legal_for_the_traits_in_its_row(seed, n, bots, rules, rotate):
+    """The ``attacks`` table a run writes (the kernel's rows, as stored): every attacker has
+    Carnivore, swims when its prey swims and only then, has High Body Weight when the prey has
+    it and Sharp Vision when the prey is camouflaged; defences and outcomes agree."""
+    params = P0.with_values({k: str(v) for k, v in rules.items()})
+    if params.sets_for(n) * DECK.n_cards < params.hand_size * n:
+        params = params.with_values({"n_sets": "2"})
+    setup = setup_of(params, DECK, n, REGISTRY.lineup(",".join(bots[:n]), n))
+    a = play(setup, seed, rotate, 0, 12)["attacks"].to_pylist()
+    for row in a:
+        problem = attack_problem(row["attacker_traits"], row["defender_traits"])
+        assert not problem, (problem, row)
+        assert row["attacker_seat"] in range(n) and row["defender_seat"] in range(n)
+        if row["outcome"] == "escaped":
+            assert row["defence_used"] == "running" and row["running_roll"] > 0
+        if row["outcome"] == "tail_lost":
+            assert row["defence_used"] == "tail_loss" and row["dropped"] != "none"
+            assert row["defender_traits"] >> 9 & 1, "Tail Loss used by an animal without it"
+        if row["defence_used"] == "running":
+            assert row["defender_traits"] >> 7 & 1, "Running used by an animal without it"
+        if row["redirects"]:
+            assert row["defence_used"] != "none"
+    assert SPEC.name == "origin-of-species"
 
 
 def test_same_seed_same_game_and_bots_do_not_change_the_dice():

@@ -15,6 +15,7 @@ GAMES = [
     "simulate.games.dino_kontra_dino",
     "simulate.games.evo",
     "simulate.games.table_battles",
+    "simulate.games.origin_of_species",
 ]
 """The registry. Adding a game: its folders, and one line here (docs/architecture.md)."""
 

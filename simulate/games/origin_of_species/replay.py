@@ -157,7 +157,7 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
     out.append("")
     final = ", ".join(
         f"seat {s} {int(pl.score[s])} points ({_n(int(pl.animals[s]), 'animal')}, "
-        f"{int(pl.traits[s])} trait cards, {int(pl.extra_points[s])} extra; discard "
+        f"{_n(int(pl.traits[s]), 'trait card')}, {int(pl.extra_points[s])} extra; discard "
         f"{int(pl.discard[s])})"
         for s in range(n)
     )
