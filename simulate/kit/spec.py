@@ -69,6 +69,26 @@ class Variant:
     """What the variant measures, added to its report section."""
 
 
+@dataclasses.dataclass(frozen=True)
+class FitRequest:
+    """What ``dinolab fit GAME`` asks of a game's :attr:`GameSpec.fit` hook: fit the bots'
+    valuations by simulation for these rules and write them to ``out``."""
+
+    params: Parameters
+    players: tuple[int, ...]
+    games: int
+    """Games per iteration."""
+    iterations: int
+    seed: int
+    out: str
+    workers: int | None
+    report: Any
+    """The game's report module (:attr:`GameSpec.report`), handed over by the CLI: a fit may
+    measure with the report's own analyses, and ``simulate`` never imports ``reports``."""
+    echo: Callable[[str], None]
+    """Progress lines (one per iteration)."""
+
+
 class RuleBroken(AssertionError):
     """A step-checked game broke a rule (the message names it)."""
 
@@ -127,6 +147,8 @@ class GameSpec:
     notebook: str | None
     """The game's notebook, relative to the project root (executed by the tests)."""
     report_variants: tuple[Variant, ...] = ()
+    fit: Callable[[FitRequest], None] | None = None
+    """Optional: fit the game's bot valuations for a rule variant (``dinolab fit GAME``)."""
     schema_version: int = 1
     """Bumped whenever a logged column changes; the manifest records it."""
     log_type: type = dataclasses.field(init=False, repr=False)

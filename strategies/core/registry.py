@@ -1,7 +1,11 @@
 """Strategies are registered by name with a float parameter vector.
 
 A lineup is written ``greedy,random,cautious[aim=0.7,figure=2]``: one entry per seat, each a
-registered name with optional ``[key=value,...]`` overrides of its parameters. The kernels
+registered name with optional ``[key=value,...]`` overrides of its parameters. A strategy may
+also take file parameters (:class:`PathParam`, ``heuristic[values=my_table.csv]``): the file is
+read and checked when the lineup is parsed, and the strategy's spec records its absolute path
+and sha256 (``values=/abs/my_table.csv@<sha256>``), so a run's configuration changes when the
+file does, and a recorded spec refuses a file that changed since. The kernels
 receive it as one record of the game's :attr:`Registry.lineup_dtype`: ``ids[j]``,
 ``params[j, :]`` and ``forbid[j, :]`` of lineup position ``j``. The parameter vector is as long
 as the game's widest strategy needs; ``forbid[j, o]`` is 1 when lineup position ``j`` may choose
@@ -13,6 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +56,21 @@ class StrategyParam:
 
 
 @dataclasses.dataclass(frozen=True)
+class PathParam:
+    """A strategy parameter that names a data file (``heuristic[values=table.csv]``).
+
+    ``load(path)`` reads and validates the file, raising :class:`StrategyError` with one line
+    when it cannot, and returns the data: an object with a ``sha256`` attribute and, if the data
+    only serves some player counts, a ``check_players(n)`` method that raises for the others.
+    Without the parameter the strategy uses its built-in data (``data`` holds ``None``).
+    """
+
+    name: str
+    doc: str
+    load: Callable[[str], Any]
+
+
+@dataclasses.dataclass(frozen=True)
 class StrategyInfo:
     """A registered bot: its kernel id, a one-line description and its parameters."""
 
@@ -56,41 +78,55 @@ class StrategyInfo:
     sid: int
     doc: str
     params: tuple[StrategyParam, ...] = ()
+    paths: tuple[PathParam, ...] = ()
 
     def usage(self) -> str:
         """``name[key=default,...]`` for help texts."""
-        if not self.params:
+        if not self.params and not self.paths:
             return self.name
-        inner = ",".join(f"{p.name}={p.default:g}" for p in self.params)
-        return f"{self.name}[{inner}]"
+        inner = [f"{p.name}={p.default:g}" for p in self.params]
+        inner += [f"{p.name}=FILE" for p in self.paths]
+        return f"{self.name}[{','.join(inner)}]"
 
 
 @dataclasses.dataclass(frozen=True)
 class Strategy:
-    """One seat's bot: registered info plus its parameter values."""
+    """One seat's bot: registered info plus its parameter values (and data files, if any).
+
+    ``files`` holds ``(name, absolute path, sha256)`` for every file parameter given; ``data``
+    the loaded data of each of ``info.paths`` (``None`` where not given).
+    """
 
     info: StrategyInfo
     values: tuple[float, ...]
+    files: tuple[tuple[str, str, str], ...] = ()
+    data: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
+
+    def file_data(self, name: str) -> Any:
+        """The loaded data of file parameter ``name``, or ``None`` when not given."""
+        for p, d in zip(self.info.paths, self.data, strict=False):
+            if p.name == name:
+                return d
+        return None
 
     @property
     def spec(self) -> str:
         """Every parameter spelled out: what a run records, so a later change of a default
-        cannot change what an old run meant."""
-        if not self.info.params:
-            return self.info.name
-        inner = ",".join(
-            f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)
-        )
-        return f"{self.info.name}[{inner}]"
+        cannot change what an old run meant (files with their sha256)."""
+        inner = [f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)]
+        inner += [f"{name}={path}@{digest}" for name, path, digest in self.files]
+        return f"{self.info.name}[{','.join(inner)}]" if inner else self.info.name
 
     @property
     def label(self) -> str:
-        """Canonical name: the bare name when every parameter is at its default."""
+        """Canonical name: the bare name when every parameter is at its default (files by
+        their file name)."""
         changed = [
             f"{p.name}={v:g}"
             for p, v in zip(self.info.params, self.values, strict=True)
             if v != p.default
         ]
+        changed += [f"{name}={Path(path).name}" for name, path, _ in self.files]
         return f"{self.info.name}[{','.join(changed)}]" if changed else self.info.name
 
 
@@ -122,11 +158,16 @@ class Registry:
             raise StrategyError(f"unknown strategy '{name}' for {self.game} (known: {known})")
         values = {p.name: p.default for p in info.params}
         lookup = {p.name: p for p in info.params}
+        paths = {p.name: p for p in info.paths}
+        given: dict[str, tuple[str, str, Any]] = {}
         for item in filter(None, (s.strip() for s in (body or "").split(","))):
             key, sep, raw = item.partition("=")
             key = key.strip()
+            if key in paths:
+                given[key] = _load_file(name, paths[key], raw.strip())
+                continue
             if key not in lookup:
-                known = ", ".join(lookup) or "none"
+                known = ", ".join([*lookup, *paths]) or "none"
                 raise StrategyError(
                     f"strategy '{name}' has no parameter '{key}' (parameters: {known})"
                 )
@@ -141,7 +182,9 @@ class Registry:
                     f"got {raw.strip()!r}"
                 )
             values[key] = v
-        return Strategy(info, tuple(values[p.name] for p in info.params))
+        files = tuple((k, given[k][0], given[k][1]) for k in paths if k in given)
+        data = tuple(given[k][2] if k in given else None for k in paths)
+        return Strategy(info, tuple(values[p.name] for p in info.params), files, data)
 
     def lineup(self, text: str, n_players: int) -> list[Strategy]:
         """One strategy per seat; a single name fills every seat."""
@@ -153,7 +196,12 @@ class Registry:
                 f"--strategy names {len(parts)} strategies for {n_players} players; "
                 f"give one, or one per seat"
             )
-        return [self.parse(p) for p in parts]
+        lineup = [self.parse(p) for p in parts]
+        for s in lineup:
+            for d in s.data:
+                if d is not None and hasattr(d, "check_players"):
+                    d.check_players(n_players)
+        return lineup
 
     def lineup_record(
         self, lineup: list[Strategy], forbid: dict[int, tuple[str, ...]] | None = None
@@ -171,6 +219,29 @@ class Registry:
                     raise StrategyError(f"unknown option '{name}' for {self.game} (known: {known})")
                 rec[0].forbid[j, self.options.index(name)] = 1
         return rec
+
+
+_DIGEST = re.compile(r"(.*)@([0-9a-f]{64})")
+
+
+def _load_file(strategy: str, param: PathParam, raw: str) -> tuple[str, str, Any]:
+    """(absolute path, sha256, data) of a file parameter written ``path`` or, as a run records
+    it, ``path@sha256`` (then the file must still have that digest)."""
+    m = _DIGEST.fullmatch(raw)
+    text, want = (m.group(1), m.group(2)) if m else (raw, None)
+    if not text:
+        raise StrategyError(f"strategy parameter {strategy}.{param.name} needs a file path")
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise StrategyError(f"strategy parameter {strategy}.{param.name}: no file {text!r}")
+    path = path.resolve()
+    data = param.load(str(path))
+    if want is not None and data.sha256 != want:
+        raise StrategyError(
+            f"strategy parameter {strategy}.{param.name}: {path} changed since the run was "
+            f"configured (sha256 {data.sha256[:12]}, recorded {want[:12]})"
+        )
+    return str(path), data.sha256, data
 
 
 def split_lineup(text: str) -> list[str]:
