@@ -151,10 +151,11 @@ def local_mapper(workers: int | None = None) -> Mapper:
     return mapper
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Prefetched:
     """A run whose analyses' results are already known (one pass computed them all): every
-    attribute is the run's; :func:`run_all` takes the known results from ``prefetched``."""
+    attribute is the run's; :func:`run_all` takes the known results from ``prefetched``.
+    Compared and hashed by identity, so it can be a partial's argument."""
 
     run: RunData
     prefetched: dict

@@ -37,12 +37,16 @@ import numpy as np
 import polars as pl
 
 from reports import plots
-from reports.common import cluster, win_share_by, with_win_share
+from reports.aggregate import Chunk
+from reports.common import cluster, share_expr, win_share_by, with_win_share
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
+from rules.evo.cards import CARDS
 
 GENES = ("tail", "leg", "horn", "egg", "fur", "parasol", "mutation", "card")
+CARD_NAMES = tuple(c.hungarian for c in CARDS)
+"""The 26 event cards by number (as the ``cards`` table labels them)."""
 FEATURES = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations", "cards_held",
             "points", "dinos")  # fmt: skip
 COLUMN_OF_GENE = dict(zip(GENES, FEATURES[:8], strict=True))
@@ -300,6 +304,79 @@ def combat_table(run: RunData) -> pl.DataFrame:
     return with_wilson(df, "won", "attacks", "win_rate")
 
 
+def card_plays(run: RunData) -> pl.DataFrame:
+    """Per event card: the hands it reached (seat-games whose ``cards_seen`` list it), how
+    often it was played, how many of those were Osztódás reactions, the plays per reached hand,
+    and the plays in each rulebook phase (1-6)."""
+    held = (
+        run.scan("players")
+        .select(pl.col("cards_seen").explode().cast(pl.String).alias("card_name"))
+        .drop_nulls()
+        .group_by("card_name")
+        .agg(hands=pl.len())
+    )
+    plays = (
+        run.scan("cards")
+        .with_columns(pl.col("card_name").cast(pl.String))
+        .group_by("card", "card_name")
+        .agg(
+            played=pl.len(),
+            reactions=pl.col("reaction").sum(),
+            **{f"phase_{k}": (pl.col("phase") == k).sum() for k in range(1, 7)},
+        )
+    )
+    names = pl.LazyFrame(
+        {"card": list(range(1, 27)), "card_name": list(CARD_NAMES)},
+        schema={"card": pl.Int8, "card_name": pl.String},
+    )
+    df = (
+        names.join(plays.drop("card"), on="card_name", how="left")
+        .join(held, on="card_name", how="left")
+        .collect(engine="streaming")
+        .fill_null(0)
+        .with_columns(
+            per_hand=pl.when(pl.col("hands") > 0)
+            .then(pl.col("played") / pl.col("hands"))
+            .otherwise(None)
+        )
+    )
+    return df.sort("card")
+
+
+def _region_rows(chunk: Chunk) -> pl.DataFrame:
+    players = chunk.table("players", ["game_id", "seat", "winner", "start_region"])
+    games = chunk.table("games", ["game_id", "n_winners"])
+    return players.join(games, on="game_id", how="left").with_columns(share=share_expr())
+
+
+def start_region_win_share(run: RunData) -> pl.DataFrame:
+    """Final win share by start region (the star a seat was dealt), with 95% intervals."""
+    return win_share_by(run, ["start_region"], _region_rows).sort("start_region")
+
+
+def bot_tables(run: RunData) -> pl.DataFrame | None:
+    """The gene value table each valuing bot played with (``bot_values.parquet``), if any."""
+    try:
+        return run.data("bot_values.parquet")
+    except Exception:  # older runs have no such file
+        return None
+
+
+def measured_with(run: RunData) -> str:
+    """One sentence naming the bots the gene values were measured with, and their tables."""
+    bots = sorted(set(run.config["strategies"]))
+    labels = sorted({s.split("[")[0] for s in bots})
+    text = f"Measured with the bots {', '.join(labels)} ({len(bots)} distinct parameter sets)"
+    tables = bot_tables(run)
+    if tables is not None and tables.height:
+        described = []
+        for row in tables.unique("sha256").iter_rows(named=True):
+            first = row["provenance"].split("\n")[0] if row["provenance"] else "no provenance"
+            described.append(f"{row['file']} (sha256 {row['sha256'][:12]}: {first})")
+        text += "; value tables: " + "; ".join(described)
+    return text + ". The values describe the game as these bots play it."
+
+
 def sections(run: RunData) -> list[Section]:
     """The report's EVO sections: gene prices against values, initiative, combat."""
     curves = gene_price_curves(run)
@@ -314,7 +391,10 @@ def sections(run: RunData) -> list[Section]:
             "Every player "
             "buys exactly one gene per auction, so worth is only measurable relative to the "
             "other genes: values and prices are in points relative to the average gene sold "
-            "that round (see reports/py for the model). "
+            "that round (see reports/evo.py for the model); surplus is value minus price, and "
+            "the surpluses of all genes sold sum to zero, so a gene whose price the zero floor "
+            "holds above its worth (every player must buy one) leaves a surplus on others. "
+            f"{measured_with(run)} "
         )
         if under.height:
             g = under.row(0, named=True)
@@ -410,6 +490,57 @@ def sections(run: RunData) -> list[Section]:
             key="ties",
         )
     )
+    cards = card_plays(run)
+    if cards["played"].sum() > 0:
+        rarely = cards.filter(pl.col("hands") >= 50).sort("per_hand").head(3)
+        rare = ", ".join(
+            f"{r['card_name']} {r['per_hand']:.0%}" for r in rarely.iter_rows(named=True)
+        )
+        sections.append(
+            Section(
+                "Event cards: how often each is played, and when",
+                "Per card: the hands it reached (a seat's game in which it was dealt, drawn with "
+                "a card gene or taken with Osztódás), the times it was played (reactions: "
+                "Osztódás played right after another card), plays per hand reached, and the "
+                "plays in each rulebook phase. A card played in few of the hands it reached is "
+                f"one the bots rarely find worth playing (least played: {rare}).",
+                cards,
+                {
+                    "card": "int",
+                    "card_name": "str",
+                    "hands": "int",
+                    "played": "int",
+                    "per_hand": "pct",
+                    "reactions": "int",
+                    **{f"phase_{k}": "int" for k in range(1, 7)},
+                },
+                key="cards",
+            )
+        )
+    regions = start_region_win_share(run)
+    if regions.height > 1:
+        best = regions.sort("mean").row(-1, named=True)
+        sections.append(
+            Section(
+                "Win share by start region (map-specific)",
+                f"Final win share of the seat dealt each start star, with 95% intervals: from "
+                f"{regions['mean'].min():.1%} to {regions['mean'].max():.1%} (region "
+                f"{best['start_region']} best) against a fair {1 / run.n_players:.1%}. The "
+                "start stars are dealt at random, so this is a property of the map, and the "
+                "map is PROVISIONAL (synthetic; the printed maps are not public): these numbers "
+                "describe this map, not the game.",
+                regions.with_columns(pl.col("start_region").cast(pl.String)),
+                {"start_region": "str", "n": "int", "mean": "pct_ci"},
+                plots.bars_with_ci(
+                    [str(r) for r in regions["start_region"]],
+                    regions,
+                    title="Win share by start region (provisional map)",
+                    ylabel="win share, %",
+                    reference=1 / run.n_players,
+                ),
+                key="start_regions",
+            )
+        )
     combats = combat_table(run)
     if combats.height:
         sections.append(

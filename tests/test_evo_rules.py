@@ -373,9 +373,9 @@ def test_wiped_out_player_places_anywhere_then_as_a_group():
 # ---------------------------------------------------------------- parameters
 
 
-def test_parameter_defaults_and_the_hungarian_start():
-    assert EvoParameters().start_points == 10
-    assert EvoParameters().with_values({"start_points": "6"}).start_points == 6
+def test_parameter_defaults_and_the_english_start():
+    assert EvoParameters().start_points == 6  # the seed: "a 6-os mezőre"
+    assert EvoParameters().with_values({"start_points": "10"}).start_points == 10
 
 
 @pytest.mark.parametrize(

@@ -1194,6 +1194,23 @@ def test_six_cards_for_a_player_with_nothing():
     assert st.r_drawn[0] == 6 and st.r_drawn[1] == 1
 
 
+def test_a_table_with_nothing_left_ends_at_the_round_cap():
+    """With ``empty_draw = 0`` a table where nobody holds an animal or a card draws nothing
+    and could go on for ever: the engine ends the game after ``max_rounds`` rounds."""
+    tb, st = game(2, empty_draw=0)
+    st.n_an[:] = 0
+    hand_only(st, 0)
+    hand_only(st, 1)
+    st.pause = 0
+    rounds = 0
+    while (k := run(tb, st)) != GAME_OVER:
+        assert k == ROUND_DONE, "nobody can decide anything"
+        rounds += 1
+        assert rounds <= tb.max_rounds
+    assert rounds == tb.max_rounds == OosParameters(empty_draw=0).max_rounds(2, DECK)
+    assert st.deck_top == 2 * 6, "nothing was drawn"
+
+
 def test_last_round_after_the_deck_empties():
     for rule, extra in (("next", 1), ("same", 0)):
         tb, st = game(2, last_round=rule)

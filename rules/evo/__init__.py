@@ -5,10 +5,10 @@ programmer's spec ``shared/rules/evo.md`` fills what the seed leaves open (map g
 track, card timings); where the two disagree the seed wins: initiative ties go to *more* dinos
 (the English summary the spec cites says fewer), Hiányzó láncszem draws one gene fewer than the
 number of players as printed (so it adds nothing in the harder variant), and card timings
-follow the seed's brackets. The one deliberate exception is the starting points: the seed says
-6 with a note that the English rules say 10; the default is 10 (the first edition as printed)
-and ``start_points=6`` plays the Hungarian text. ``DEVIATIONS.md`` lists every rule of the
-seed with how it is implemented, and every reading or deviation with its reason.
+follow the seed's brackets. Players start on 6 evolution points as the seed says
+(``start_points=10`` plays the English and French first edition, which the translator notes).
+``DEVIATIONS.md`` lists every rule of the seed with how it is implemented, and every reading or
+deviation with its reason.
 
 Modules: :mod:`~rules.evo.constants` (codes), :mod:`~rules.evo.cards` (the 26 event cards and
 their windows), :mod:`~rules.evo.maps` and :mod:`~rules.evo.mapgen` (map files and the

@@ -20,7 +20,8 @@ phase 4 start             20 Születés-túlszabályozás, 12 Kemény kölykök,
 phase 4 end               13 Kire ütött ez a gyerek?, 1
 phase 5 start             7 Gyilkos fagy, 8 Gyilkos sugarak, 10 Hőálló bőr, 19 Pthermodactylus, 4, 1
 phase 5 end               21 Túlélőgén, 1
-phase 6 (after meteor)    9 Hiányzó láncszem, 6 Génorzás, 4, 1
+phase 6 (before draw)     9 Hiányzó láncszem, 1  (after the meteor; it decides the draw)
+phase 6 (genes drawn)     6 Génorzás, 4, 1       (the genes lie on the board, no bid yet)
 phase 6 payment           5 Genetikai fölény, 1
 end of the last round     23 Váratlan gén, 1
 ========================  =================================================================
@@ -34,13 +35,14 @@ from __future__ import annotations
 import dataclasses
 
 W_INITIATIVE, W_CLIMATE, W_MOVEMENT, W_BIRTHS, W_BIRTHS_END = range(5)
-W_SURVIVAL, W_SURVIVAL_END, W_AUCTION, W_PAYMENT, W_GAME_END = range(5, 10)
-N_WINDOWS = 10
+W_SURVIVAL, W_SURVIVAL_END, W_AUCTION, W_BIDDING, W_PAYMENT, W_GAME_END = range(5, 11)
+N_WINDOWS = 11
 WINDOW_NAMES = (
     "phase 1", "phase 2 start", "phase 3 start", "phase 4 start", "phase 4 end",
-    "phase 5 start", "phase 5 end", "phase 6", "phase 6 payment", "end of the last round",
+    "phase 5 start", "phase 5 end", "phase 6 before the draw", "phase 6 genes drawn",
+    "phase 6 payment", "end of the last round",
 )  # fmt: skip
-WINDOW_PHASE = (1, 2, 3, 4, 4, 5, 5, 6, 6, 6)
+WINDOW_PHASE = (1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6)
 """The rulebook phase (1-6) of each window, as logged in the ``cards`` table."""
 
 # What a card's target number means.
@@ -71,7 +73,9 @@ class Card:
 
 
 ANY = tuple(range(N_WINDOWS))
-PHASE_STARTS = (W_INITIATIVE, W_CLIMATE, W_MOVEMENT, W_BIRTHS, W_SURVIVAL, W_AUCTION)
+PHASE_STARTS = (W_INITIATIVE, W_CLIMATE, W_MOVEMENT, W_BIRTHS, W_SURVIVAL, W_BIDDING)
+"""Én jövök előbb!'s windows: the start of phases 1-5, and in phase 6 the start of the bidding
+(the genes drawn), where going first is something a player can judge."""
 
 CARDS = (
     Card(1, "Alvógén", "Schlafgen", "Sleep gene", "any time",
@@ -87,7 +91,7 @@ CARDS = (
     Card(5, "Genetikai fölény", "Genetischer Überflieger", "Genetic edge", "phase 6, when paying",
          "worth 3 evolution points towards paying your bid", (W_PAYMENT,)),
     Card(6, "Génorzás", "Genteilung", "Gene theft", "phase 6",
-         "whoever outbids you must offer 3 more", (W_AUCTION,)),
+         "whoever outbids you must offer 3 more", (W_BIDDING,)),
     Card(7, "Gyilkos fagy", "Eiskalt!", "Killing frost", "phase 5",
          "every species has one fur fewer this round", (W_SURVIVAL,)),
     Card(8, "Gyilkos sugarak", "Nichts anbrennen lassen", "Killing rays", "phase 5",

@@ -29,10 +29,10 @@ One round, as the seed plays it (card windows in brackets, see :mod:`rules.evo.c
    group) for a player with no dinos; mandatory while supply and room last.
 5. Survival and scoring [phase 5 start / end]: temperate dinos live; in cold (warm) regions the
    owner keeps up to furs (parasols) and chooses which; the rest die. +1 point per dino.
-6. Meteor and auction [phase 6 / payment]: the meteor moves one space; on a die space the first
-   player rolls and a strike ends the game at once; the last space ends it too. Otherwise as
-   many genes as players are drawn and auctioned (mandatory bids, outbid players move at once),
-   each pays its bid minus its mutations (never below 0).
+6. Meteor and auction [phase 6 before the draw / genes drawn / payment]: the meteor moves one
+   space; on a die space the first player rolls and a strike ends the game at once; the last
+   space ends it too. Otherwise as many genes as players are drawn and auctioned (mandatory
+   bids, outbid players move at once), each pays its bid minus its mutations (never below 0).
 
 The game ends with [end of the last round] window and the winner by points (plus Váratlan gén),
 then dinos on the board, else a shared victory (:func:`final_result`).
@@ -58,6 +58,7 @@ from rules.evo.board import (
 from rules.evo.cards import (
     DOUBLING,
     W_AUCTION,
+    W_BIDDING,
     W_BIRTHS,
     W_BIRTHS_END,
     W_CLIMATE,
@@ -173,6 +174,8 @@ def deal(tb, st) -> None:
             st.hand[s] |= card_bit(st.deck[top] + 1)
             top += 1
     st.deck_top = top
+    for s in range(n):
+        st.seen[s] = st.hand[s]
     stars = np.empty(n, dtype=np.int16)  # which star each seat gets
     for s in range(n):
         stars[s] = tb.starts[s]
@@ -555,7 +558,7 @@ def advance(tb, st) -> int:
                 st.paid[s] = 0
             st.auction_next = 0
             st.pending = -1
-            st.step = ST_AUCTION_ASK
+            open_window(tb, st, W_BIDDING, ST_AUCTION_ASK)  # cards seeing the genes drawn
         elif step == ST_AUCTION_ASK:
             if st.pending >= 0:
                 st.actor = st.pending
@@ -611,6 +614,7 @@ def pay_auction(tb, st) -> None:
         st.genes[s, g] += 1
         if g == CARD and st.deck_top < st.deck_len:
             st.hand[s] |= card_bit(st.deck[st.deck_top] + 1)
+            st.seen[s] |= card_bit(st.deck[st.deck_top] + 1)
             st.deck_top += 1
 
 

@@ -95,6 +95,8 @@ def playable(tb, st, seat: int, window: int) -> np.int64:
         return m
     if st.climate_used >= tb.climate_cards:
         m &= ~tb.climate_mask
+    if m & card_bit(WEATHER_SWAP) and tb.twin[st.climate] < 0:
+        m &= ~card_bit(WEATHER_SWAP)  # only on green or brown (see DEVIATIONS.md)
     if m & card_bit(ACCIDENT) and not has_victim(tb, st, seat, False):
         m &= ~card_bit(ACCIDENT)
     if m & card_bit(CHANGELING) and (
@@ -259,6 +261,7 @@ def take_card(st, seat: int) -> None:
     st.hand[seat] &= ~card_bit(DOUBLING)
     st.hand[seat] |= card_bit(card)
     st.locked[seat] |= card_bit(card)
+    st.seen[seat] |= card_bit(card)
     st.played[seat] += 1
     emit(st, EV_CARD, seat, DOUBLING, st.window, card, 1, 0, 0, 0)
     st.react = -1

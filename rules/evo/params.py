@@ -36,9 +36,9 @@ class EvoParameters(Parameters):
         source="provisional (the printed maps are not public; spec Q1)",
     )
     start_points: int = param(
-        10,
-        "evolution points each player starts with (the Hungarian text says 6)",
-        source="English/French first edition (spec Q4); the seed's translator notes 10",
+        6,
+        "evolution points each player starts with (10: the English/French first edition)",
+        source="rulebook ('a 6-os mezőre'; the translator notes that the English rules say 10)",
         lo=0,
         hi=200,
     )

@@ -156,6 +156,7 @@ STATE = np.dtype(
         ("hand", np.int64, (P,)),  # bit c: holds card number c + 1
         ("locked", np.int64, (P,)),  # stolen this round (Osztódás): playable next round
         ("played", np.int64, (P,)),  # cards played so far
+        ("seen", np.int64, (P,)),  # every card that reached the hand (dealt, drawn, taken)
         # round effects
         ("sleep", np.int64),
         ("climate_used", np.int64),

@@ -1,7 +1,8 @@
-"""EVO bots by id: ``random``, ``heuristic``, ``search``; :func:`choose` dispatches.
+"""EVO bots: ``random``, ``heuristic``, ``heuristic-v1``, ``search``; :func:`choose` dispatches.
 
 Every bot returns an action for the pending decision of ``st.actor`` (see
-:mod:`rules.evo.engine`): a packed ``(a << 16) | b`` or -1 for pass/stop.
+:mod:`rules.evo.engine`): a packed ``(a << 16) | b`` or -1 for pass/stop. Every bot honours
+restricted play (``lineup.forbid``) through :mod:`strategies.evo.allowed`.
 """
 
 from __future__ import annotations
@@ -10,18 +11,20 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import bounded
-from rules.evo.engine import actions
-from strategies.evo.heuristic import heuristic, set_defaults, set_params
+from strategies.evo.allowed import allowed_action, n_allowed
+from strategies.evo.heuristic import heuristic, set_params
+from strategies.evo.heuristic_v1 import heuristic_v1
 from strategies.evo.search import search
 
-RANDOM, HEURISTIC, SEARCH = 0, 1, 2
+RANDOM, HEURISTIC, SEARCH, HEURISTIC_V1 = 0, 1, 2, 3
 
 
 @jit
-def play_random(tb, st) -> np.int64:
-    """Uniform over the legal actions of the pending decision (bids and card plays included)."""
-    n = actions(tb, st, -1)
-    return actions(tb, st, bounded(st.rng, 1 + st.actor, n))
+def play_random(lu, j: int, tb, st) -> np.int64:
+    """Uniform over the legal actions of the pending decision that position ``j`` may take
+    (bids and card plays included)."""
+    n = n_allowed(lu, j, tb, st)
+    return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
 
 
 @jit
@@ -29,17 +32,21 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
     ``scratch`` is one :data:`~strategies.evo.search.SCRATCH` record: the heuristic's work
-    record and two spare states for the search bot's rollouts.
+    record, two spare states for the search bot's rollouts, and each position's value table.
     """
     wk = scratch.work
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         set_params(wk, lineup.params[j])
-        return heuristic(tb, st, wk)
+        return heuristic(tb, st, wk, scratch.values[j], lineup, j)
     if sid == RANDOM:
-        return play_random(tb, st)
+        return play_random(lineup, j, tb, st)
     if sid == SEARCH:
         p = lineup.params[j]
-        return search(tb, st, wk, scratch.worlds, np.int64(p[0]), np.int64(p[1]), p[2] >= 0.5)
-    set_defaults(wk)
-    return heuristic(tb, st, wk)
+        flags = (p[2] >= 0.5) + 2 * (p[3] >= 0.5) + 4 * (p[4] >= 0.5)
+        vt = scratch.values[j]
+        return search(
+            tb, st, wk, scratch.worlds, vt, lineup, j, np.int64(p[0]), np.int64(p[1]), flags
+        )
+    set_params(wk, lineup.params[j])
+    return heuristic_v1(tb, st, wk, lineup, j)

@@ -1,4 +1,4 @@
-"""The parameterised EVO heuristic, compiled.
+"""The parameterised EVO heuristic, compiled: gene values from a fitted table, bids like a player.
 
 It sees what a player at the table sees: the board, every portrait, the points, the climate and
 meteor tracks, the genes on offer, the bids, how many cards each player holds, and its own hand
@@ -6,9 +6,20 @@ meteor tracks, the genes on offer, the bids, how many cards each player holds, a
 
 0 ``aggression``  how much an enemy dino's death is worth when deciding to attack (0..1)
 1 ``foresight``   weight of next round's likely climate when choosing regions
-2 ``bid``         multiplier on its gene valuations when bidding
+2 ``bid``         multiplier on the table's gene values when bidding (1: as fitted)
 3 ``cards``       chance to play a card it finds useful (0: never plays cards)
-4-7 ``egg``, ``leg``, ``guard`` (fur and parasol), ``horn``: multipliers on those valuations
+4-7 ``egg``, ``leg``, ``guard`` (fur and parasol), ``horn``: multipliers on those values
+8 ``jump``        1: bid at once the level no rival still to bid would beat, when the gene is
+                  worth it; 0: always the lowest legal bid
+
+Gene values come from a value table (:mod:`strategies.evo.values`) fitted by self-play with
+the report's own gene value model (``dinolab fit evo``): what one more gene is worth at this
+round's auction, relative to the average gene, shifted by the buyer's species size and the
+climate field. Bidding: the row with the best value for its price; then, rather than the lowest
+legal bid, the lowest bid that none of the players still to bid (nor the holder it displaces)
+would outbid by its own values and points (the same table read for their species), as long as
+the gene is still the best buy at that price; bids up to its mutation count cost nothing and
+are always made. Passing (where allowed) when no gene is worth its price.
 
 Movement saves dinos that would die this round first (the climate is known after phase 2):
 a breadth-first search through empty regions within the remaining leg points finds the
@@ -16,7 +27,8 @@ nearest safe region (temperate, or cold/warm while furs/parasols last); doomed d
 cannot escape attack when they can (they have nothing to lose); healthy dinos attack when the
 expected gain beats the risk; spare points move dinos towards regions likely to stay
 temperate next round. Newborns go where they survive this round and, by ``foresight``, the
-next. Gene values are expected points over the expected rounds left (from the meteor track).
+next; with Kemény kölykök also onto an enemy dino when the odds times (the region plus the
+kill) beat the best empty region. Cards are played by the rules of :func:`card_target`.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ from rules.evo.cards import (
     BIG_BROTHER,
     CATASTROPHE,
     CHANGELING,
+    DOUBLING,
     FLOOD,
     FROST,
     GENE_GUARD,
@@ -58,7 +71,6 @@ from rules.evo.cards import (
 )
 from rules.evo.constants import (
     BID,
-    CARD,
     CARD_PLAY,
     COLD,
     CULL,
@@ -70,25 +82,30 @@ from rules.evo.constants import (
     MAX_REGIONS,
     MOVE,
     MUTATION,
+    N_GENES,
     PARASOL,
     PASS,
     PLACE,
     SCORCHING,
-    TAIL,
     TEMPERATE,
     WARM,
 )
 from rules.evo.engine import bid_cap, min_bid, pack, zone_count
-from rules.evo.events import targets
-from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
+from rules.evo.events import cards_open, targets
+from rules.evo.state import E_GENE_GUARD, E_HEAT_SKIN, E_NEOPRENE
+from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
+from strategies.evo.values import relative_value
 
 MAX_CAND = 32
-DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
+N_HP = 12
+DEFAULTS = (0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 """Default heuristic parameters (also the rollout policy of the search bot)."""
+INDIFFERENT = 0.25
+"""Points of surplus below which a rival is assumed not to bother outbidding."""
 
 WORK = np.dtype(
     [
-        ("hp", np.float64, (8,)),  # parameters of the current call
+        ("hp", np.float64, (N_HP,)),  # parameters of the current call
         ("pros", np.float64, (4,)),  # next-round prospect of each terrain
         ("pros_of", np.int64),  # climate field + 1 that ``pros`` was computed for (0: none)
         ("zc", np.int64, (5,)),  # the actor's dinos in each climate zone
@@ -101,6 +118,8 @@ WORK = np.dtype(
         ("stamp", np.int64),
         ("cand", np.int64, (MAX_CAND,)),  # search: candidate actions
         ("value", np.float64, (MAX_CAND,)),
+        ("top", np.float64, (2, 16)),  # best placement scores (with and without a card)
+        ("worth", np.float64, (8, 8)),  # gene worth by seat (this auction), for bidding
     ],
     align=True,
 )
@@ -119,29 +138,32 @@ USEFUL = (
     _mask(CHANGELING),
     _mask(FROST, RAYS, HEAT_SKIN, NEOPRENE),
     _mask(SURVIVAL_GENE),
-    _mask(MISSING_LINK, GENE_GUARD),
+    _mask(MISSING_LINK),
+    _mask(GENE_GUARD),
     _mask(OVERFLIER),
     _mask(SURPRISE, SLEEP),
 )
 """Cards the heuristic considers in each window (it passes at once otherwise)."""
 
-VALUABLE = (
-    (1 << (SURPRISE - 1)) | (1 << (OVERFLIER - 1)) | (1 << (WEATHER_GENE - 1))
-    | (1 << (CATASTROPHE - 1)) | (1 << (ACCIDENT - 1)) | (1 << (CHANGELING - 1))
-    | (1 << (HEAT_SKIN - 1)) | (1 << (NEOPRENE - 1)) | (1 << (INSTINCT - 1))
+TAKE = _mask(
+    SURPRISE, OVERFLIER, WEATHER_GENE, CATASTROPHE, ACCIDENT, CHANGELING, HEAT_SKIN, NEOPRENE,
+    INSTINCT, GIANT, BIG_BROTHER, TOUGH_YOUNG, WANDERERS, FROST, RAYS, SURVIVAL_GENE, NO_BIRTHS,
+    GENE_GUARD, FLOOD, TRUCE, PEACE,
 )  # fmt: skip
-"""Cards worth taking with Osztódás."""
+"""Cards worth taking with Osztódás (which has no other use): every card the heuristic plays to
+an effect of its own later; not Alvógén, Én jövök előbb!, Bolond időjárás (often useless) or
+Hiányzó láncszem."""
 
 
 @jit
 def set_params(wk, params) -> None:
-    for i in range(8):
+    for i in range(min(N_HP, params.shape[0])):
         wk.hp[i] = params[i]
 
 
 @jit
 def set_defaults(wk) -> None:
-    for i in range(8):
+    for i in range(len(DEFAULTS)):
         wk.hp[i] = DEFAULTS[i]
 
 
@@ -305,33 +327,125 @@ def choose_move(tb, st, wk) -> np.int64:
     return action
 
 
-# ---------------------------------------------------------------- reproduction and survival
+# ---------------------------------------------------------------- reproduction
+
+
+@jit
+def kill_value(tb, st, wk, o: int) -> float:
+    """What removing one of ``o``'s dinos is worth in placement-score units: 0.5 + aggression,
+    and 0.5 more against the points leader."""
+    v = 0.5 + wk.hp[0]
+    for q in range(tb.n_players):
+        if q != o and st.points[q] > st.points[o]:
+            return v
+    return v + 0.5
+
+
+@jit
+def place_score(tb, st, wk, s: int, r: int) -> float:
+    """A newborn of ``s`` on region ``r`` (census and prospects of ``s`` taken): 2 temperate,
+    1.5 safe in the cold or warm, -1 doomed, plus foresight; on an enemy dino (Kemény kölykök)
+    the odds times that plus the kill."""
+    z = st.rzone[r]
+    if z == TEMPERATE:
+        base = 2.0
+    elif safe_in(tb, st, wk, r, -1):
+        base = 1.5
+    else:
+        base = -1.0
+    score = base + wk.hp[1] * wk.pros[tb.terrain[r]]
+    o = st.owner[r]
+    if o >= 0:
+        p = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0
+        kill = kill_value(tb, st, wk, o) if z < SCORCHING else 0.0
+        score = p * (score + kill)
+    return score
 
 
 @jit
 def choose_place(tb, st, wk) -> np.int64:
-    """The legal region where a newborn survives this round and, by foresight, next round."""
+    """The legal region with the best :func:`place_score`."""
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
-    fs = wk.hp[1]
     best, pick = -1e9, -1
     for i in range(st.n_marked):
         r = st.marked[i]
-        z = zone_of(tb, st, r)
-        if z == TEMPERATE:
-            base = 2.0
-        elif safe_in(tb, st, wk, r, -1):
-            base = 1.5
-        else:
-            base = -1.0
-        score = base + fs * wk.pros[tb.terrain[r]]
-        o = st.owner[r]
-        if o >= 0:
-            score = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0 * (score + 0.5)
+        score = place_score(tb, st, wk, s, r)
         if score > best:
             best, pick = score, r
     return np.int64(pick)
+
+
+@jit
+def push_top(wk, k: int, e: int, v: float) -> None:
+    """Insert ``v`` into the descending list ``wk.top[k, :e]``."""
+    if v <= wk.top[k, e - 1]:
+        return
+    i = e - 1
+    while i > 0 and wk.top[k, i - 1] < v:
+        wk.top[k, i] = wk.top[k, i - 1]
+        i -= 1
+    wk.top[k, i] = v
+
+
+@jit
+def birth_gain(tb, st, wk, s: int, card: int) -> float:
+    """How much better ``s``'s newborns this round would be placed with ``card`` (Kemény
+    kölykök: onto enemy dinos; Vándorló ivadékok: up to ``wander_reach`` regions away): the
+    sum of the best placement scores, one per egg, with the card minus without."""
+    if st.no_births or st.n_dinos[s] == 0:
+        return 0.0
+    e = min(st.genes[s, EGG], tb.max_dinos - st.n_dinos[s], 16)
+    if e <= 0:
+        return 0.0
+    prospects(tb, st, wk)
+    census(tb, st, wk, s)
+    for k in range(2):
+        for i in range(e):
+            wk.top[k, i] = -1e9
+    wk.stamp += 1
+    stamp = wk.stamp
+    if card == TOUGH_YOUNG:
+        for d in range(st.n_dinos[s]):
+            x = st.pieces[s, d]
+            for i in range(tb.deg[x]):
+                r = tb.adj[x, i]
+                if wk.seen[r] == stamp:
+                    continue
+                wk.seen[r] = stamp
+                o = st.owner[r]
+                if o == s:
+                    continue
+                if o >= 0 and attack_odds(tb, st, s, o, tb.tough_young_horns) == 0:
+                    continue
+                v = place_score(tb, st, wk, s, r)
+                if o < 0:
+                    push_top(wk, 0, e, v)
+                push_top(wk, 1, e, v)
+    else:
+        for r in range(tb.n_regions):
+            if st.owner[r] >= 0:
+                continue
+            near = 127
+            for d in range(st.n_dinos[s]):
+                near = min(near, tb.dist[st.pieces[s, d], r])
+            if near > tb.wander_reach:
+                continue
+            v = place_score(tb, st, wk, s, r)
+            if near <= 1:
+                push_top(wk, 0, e, v)
+            push_top(wk, 1, e, v)
+    gain = 0.0
+    for i in range(e):
+        if wk.top[1, i] > -1e8:
+            gain += wk.top[1, i]
+        if wk.top[0, i] > -1e8:
+            gain -= wk.top[0, i]
+    return gain
+
+
+# ---------------------------------------------------------------- survival
 
 
 @jit
@@ -358,47 +472,130 @@ def choose_cull(tb, st, wk) -> np.int64:
 
 
 @jit
-def gene_value(tb, st, wk, seat: int, gene: int) -> float:
-    """Expected points one more ``gene`` brings over the expected rounds left."""
-    left = tb.rounds_after[st.meteor]
-    d = st.n_dinos[seat]
+def worth(tb, st, wk, vt, seat: int, gene: int) -> float:
+    """Points one more ``gene`` is worth to ``seat`` at this auction: the table's relative
+    value for its species size and the climate, plus the round's average price, times the
+    bot's multipliers."""
+    r = st.rnd
+    v = relative_value(vt, r, gene, st.n_dinos[seat], st.climate)
+    v += vt.price[min(r, vt.rounds - 1)]
+    m = wk.hp[2]
     if gene == EGG:
-        room = 1.0 if d + st.genes[seat, EGG] < tb.max_dinos else 0.25
-        return 0.55 * left * wk.hp[4] * room
-    if gene == LEG:
-        return 0.35 * left * wk.hp[5] * min(1.5, (d + 1.0) / (2.0 * st.genes[seat, LEG]))
-    if gene == FUR or gene == PARASOL:  # noqa: SIM109
-        return 0.35 * left * wk.hp[6] * min(1.2, (d + 1.0) / (3.0 * (st.genes[seat, gene] + 1)))
-    if gene == HORN:
-        return 0.15 * left * wk.hp[7] * (0.5 + wk.hp[0])
-    if gene == TAIL:
-        return 0.1 * left
-    if gene == MUTATION:
-        return 0.6 * max(0.0, left - 1.0)
-    if gene == CARD:
-        return (0.8 + 0.1 * left) * (0.3 + 0.7 * wk.hp[3])
-    return 0.0
+        m *= wk.hp[4]
+    elif gene == LEG:
+        m *= wk.hp[5]
+    elif gene == FUR or gene == PARASOL:  # noqa: SIM109
+        m *= wk.hp[6]
+    elif gene == HORN:
+        m *= wk.hp[7]
+    return v * m
 
 
 @jit
-def choose_bid(tb, st, wk) -> np.int64:
-    """The row with the best value minus price, at the lowest legal bid; pass when allowed and
-    nothing is worth its price."""
-    s = st.actor
-    cap = bid_cap(tb, st, s)
-    mut = st.genes[s, MUTATION]
-    best, action = -1e9, np.int64(PASS)
+def discount(tb, st, lu, j: int, seat: int) -> int:
+    """What ``seat``'s own payment will be reduced by: its mutations, and Genetikai fölény's
+    points when it holds one it may play (it plays it when paying)."""
+    d = st.genes[seat, MUTATION]
+    b = np.int64(1) << (OVERFLIER - 1)
+    held = st.hand[seat] & ~st.locked[seat] & tb.window_mask[W_PAYMENT] & b
+    allowed = j < 0 or lu.forbid[j, N_GENES + OVERFLIER - 1] == 0
+    if held and allowed and cards_open(tb, st):
+        d += tb.overflier_points
+    return d
+
+
+@jit
+def rival_top(tb, st, wk, vt, seat: int, row: int) -> int:
+    """The highest bid on ``row`` any rival would still make, by the rival's values (the same
+    table, read for its species), points and mutations: the players who have not bid yet in
+    this auction and the row's holder (who bids again when displaced). -1: nobody."""
+    n = tb.n_players
+    g = st.offer[row]
+    top = -1
+    for i in range(n):
+        q = st.order[i]
+        if q == seat or st.passed[q]:
+            continue
+        if not (st.holder[row] == q or (i >= st.auction_next and st.bid_row[q] < 0)):
+            continue
+        mut = st.genes[q, MUTATION]
+        cap = bid_cap(tb, st, q)
+        alt = 0.0 if st.n_passed < st.max_pass else -1e18
+        for r2 in range(st.n_rows):
+            if r2 == row:
+                continue
+            lo2 = min_bid(tb, st, r2)
+            if lo2 > cap:
+                continue
+            a = worth(tb, st, wk, vt, q, st.offer[r2]) - max(0, lo2 - mut)
+            if a > alt:
+                alt = a
+        wtp = worth(tb, st, wk, vt, q, g) - alt if alt > -1e17 else 1e9
+        if wtp <= INDIFFERENT:
+            continue
+        x = min(np.int64(np.ceil(wtp - INDIFFERENT + mut)) - 1, cap)
+        if x > top:
+            top = x
+    return top
+
+
+@jit
+def best_row(tb, st, wk, vt, lu, j: int, seat: int) -> tuple[int, float, float]:
+    """``seat``'s best row at the lowest legal bids: (row or -1, its surplus, the next best
+    row's surplus), among rows it may bid on."""
+    cap = bid_cap(tb, st, seat)
+    disc = discount(tb, st, lu, j, seat)
+    strict = not all_forbidden(lu, j, tb, st)
+    best, second, brow = -1e18, -1e18, -1
     for row in range(st.n_rows):
         lo = min_bid(tb, st, row)
-        if lo > cap:
+        if lo > cap or (strict and uses_forbidden(lu, j, tb, st, pack(row, lo))):
             continue
-        value = wk.hp[2] * gene_value(tb, st, wk, s, st.offer[row])
-        surplus = value - max(0, lo - mut)
-        if surplus > best:
-            best, action = surplus, pack(row, lo)
-    if st.n_passed < st.max_pass and best < 0.0:
+        sur = worth(tb, st, wk, vt, seat, st.offer[row]) - max(0, lo - disc)
+        if sur > best:
+            second, best, brow = best, sur, row
+        elif sur > second:
+            second = sur
+    return brow, best, second
+
+
+@jit
+def choose_bid(tb, st, wk, vt, lu, j: int) -> np.int64:
+    """The row with the best value for its price; the bid: the lowest that no rival would
+    beat, if the row is still the best buy at that price (``jump``), else the lowest legal
+    bid; never below its mutation count (such bids cost nothing). Pass (where allowed) when
+    nothing is worth its price."""
+    s = st.actor
+    brow, best, second = best_row(tb, st, wk, vt, lu, j, s)
+    can_pass = st.n_passed < st.max_pass
+    if brow < 0:
+        return np.int64(PASS) if can_pass else actions_first(tb, st)
+    if can_pass and best < 0.0:
         return np.int64(PASS)
-    return action
+    cap = bid_cap(tb, st, s)
+    lo = min_bid(tb, st, brow)
+    b = lo
+    if wk.hp[8] > 0.0:
+        disc = discount(tb, st, lu, j, s)
+        inc = tb.guard_raise if st.eff[s] & E_GENE_GUARD else 1
+        d = max(lo, rival_top(tb, st, wk, vt, s, brow) - inc + 1)
+        if lo < d <= cap:
+            keep = best + max(0, lo - disc) - max(0, d - disc)  # surplus at the higher bid
+            if keep > second and (keep >= 0.0 or not can_pass):
+                b = d
+    b = max(b, min(cap, st.genes[s, MUTATION]))
+    return pack(brow, b)
+
+
+@jit
+def actions_first(tb, st) -> np.int64:
+    """Bid on the first affordable row at its lowest bid (no row the bot may take)."""
+    cap = bid_cap(tb, st, st.actor)
+    for row in range(st.n_rows):
+        lo = min_bid(tb, st, row)
+        if lo <= cap:
+            return pack(row, lo)
+    return np.int64(PASS)
 
 
 # ---------------------------------------------------------------- event cards
@@ -472,13 +669,18 @@ def threats(tb, st, wk, seat: int) -> int:
 
 
 @jit
-def card_target(tb, st, wk, seat: int, card: int) -> int:
+def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
     """The target the heuristic picks, or -1 when the card is not worth playing now."""
     n = tb.n_players
     L = tb.cycle_len
     c = st.climate
-    if card == SURPRISE or card == GENE_GUARD:  # noqa: SIM109
+    if card == SURPRISE:
         return 0
+    if card == GENE_GUARD:  # the best row is contested and clearly the best buy
+        brow, best, second = best_row(tb, st, wk, vt, lu, j, seat)
+        if brow < 0 or best - second < 1.0:
+            return -1
+        return 0 if rival_top(tb, st, wk, vt, seat, brow) >= min_bid(tb, st, brow) + 1 else -1
     if card == SLEEP:  # at the very end, after its own Váratlan gén, to block the others'
         if st.window != W_GAME_END or st.hand[seat] & (1 << (SURPRISE - 1)):
             return -1
@@ -555,13 +757,7 @@ def card_target(tb, st, wk, seat: int, card: int) -> int:
             return -1
         return 0 if zone_count(tb, st, seat, zone) > allowance(st, seat, zone) else -1
     if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
-        free = 0
-        for k in range(st.n_dinos[seat]):
-            r = st.pieces[seat, k]
-            for i in range(tb.deg[r]):
-                if st.owner[tb.adj[r, i]] < 0:
-                    free += 1
-        return 0 if free < st.genes[seat, EGG] else -1
+        return 0 if birth_gain(tb, st, wk, seat, card) >= 0.5 else -1
     if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
         danger = threats(tb, st, wk, seat)
         return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
@@ -599,27 +795,34 @@ def card_target(tb, st, wk, seat: int, card: int) -> int:
 
 
 @jit
-def choose_card(tb, st, wk) -> np.int64:
-    """The first card it finds useful in this window (with probability ``cards``), else pass."""
+def choose_card(tb, st, wk, vt, lu, j: int) -> np.int64:
+    """The first card it finds useful in this window (with probability ``cards``), else pass.
+    Osztódás takes a card of :data:`TAKE`, never at the end of the last round (a card taken
+    there could never be played)."""
     s = st.actor
     if wk.hp[3] <= 0.0 or (wk.hp[3] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[3]):
         return np.int64(PASS)
     if st.react >= 0:
-        if VALUABLE & (1 << st.react):
-            return pack(16, st.react + 1)
-        return np.int64(PASS)
+        take = pack(DOUBLING, st.react + 1)
+        if st.window == W_GAME_END or not TAKE & (1 << st.react):
+            return np.int64(PASS)
+        return np.int64(PASS) if forbidden(lu, j, tb, st, take) else take
     m = st.options & USEFUL[st.window]
     for c in range(26):
         if m & (np.int64(1) << c):
-            t = card_target(tb, st, wk, s, c + 1)
+            if uses_forbidden(lu, j, tb, st, pack(c + 1, 0)):
+                continue  # passing is always allowed
+            t = card_target(tb, st, wk, vt, lu, j, s, c + 1)
             if t >= 0:
                 return pack(c + 1, t)
     return np.int64(PASS)
 
 
 @jit
-def heuristic(tb, st, wk) -> np.int64:
-    """The heuristic's action for the pending decision (parameters in ``wk.hp``)."""
+def heuristic(tb, st, wk, vt, lu, j: int) -> np.int64:
+    """The heuristic's action for the pending decision (parameters in ``wk.hp``, gene values
+    in the table ``vt``; ``lu``, ``j``: the lineup and position whose restrictions apply, -1
+    for none)."""
     kind = st.kind
     if kind == MOVE:
         return choose_move(tb, st, wk)
@@ -628,7 +831,7 @@ def heuristic(tb, st, wk) -> np.int64:
     if kind == CULL:
         return choose_cull(tb, st, wk)
     if kind == BID:
-        return choose_bid(tb, st, wk)
+        return choose_bid(tb, st, wk, vt, lu, j)
     if kind == CARD_PLAY:
-        return choose_card(tb, st, wk)
+        return choose_card(tb, st, wk, vt, lu, j)
     return np.int64(PASS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -14,12 +15,14 @@ from rules.evo.maps import EvoMap, map_csv
 from rules.evo.params import EvoParameters
 from rules.evo.state import make_table, new_states
 from simulate.games.evo.check import play_checked
+from simulate.games.evo.fit import fit
 from simulate.games.evo.kernel import play_chunk
 from simulate.games.evo.replay import render
 from simulate.games.evo.tables import TABLES
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Variant
 from strategies.evo import REGISTRY
-from strategies.evo.search import SCRATCH
+from strategies.evo.search import DEFAULT_TABLE, SCRATCH
+from strategies.evo.values import builtin, table_of
 
 
 def load_data(params: EvoParameters, n_players: int) -> EvoMap:
@@ -28,12 +31,20 @@ def load_data(params: EvoParameters, n_players: int) -> EvoMap:
 
 
 def build_inputs(setup: Setup) -> tuple:
+    """The rules table, the lineup, a state, and the bots' scratch with every lineup position's
+    gene value table (its ``values`` file, else the shipped fit) and the shipped one."""
     tb = make_table(setup.params, setup.data, setup.n_players)
-    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), records(1, SCRATCH)
+    scratch = records(1, SCRATCH)
+    n = setup.n_players
+    for j, strategy in enumerate(setup.lineup):
+        table_of(strategy).fill(scratch[0].values[j], n)
+    builtin().fill(scratch[0].values[DEFAULT_TABLE], n)
+    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), scratch
 
 
 def data_files(setup: Setup) -> dict[str, bytes]:
-    """``map.csv`` as played, and the event cards as ``event_cards.parquet``."""
+    """``map.csv`` as played, the event cards as ``event_cards.parquet``, and the gene value
+    table each valuing bot played with (file, sha256, provenance) as ``bot_values.parquet``."""
     cards = pa.table(
         {
             "card": pa.array([c.number for c in CARDS], pa.int8()),
@@ -47,7 +58,27 @@ def data_files(setup: Setup) -> dict[str, bytes]:
     )
     buf = io.BytesIO()
     pq.write_table(cards, buf, compression="zstd")
-    return {"map.csv": map_csv(setup.data).encode(), "event_cards.parquet": buf.getvalue()}
+    rows = [(j, s.label, table_of(s)) for j, s in enumerate(setup.lineup) if s.info.name in VALUED]
+    tables = pa.table(
+        {
+            "position": pa.array([j for j, _, _ in rows], pa.int8()),
+            "strategy": [label for _, label, _ in rows],
+            "file": [Path(t.path).name for _, _, t in rows],
+            "sha256": [t.sha256 for _, _, t in rows],
+            "provenance": ["\n".join(t.provenance) for _, _, t in rows],
+        }
+    )
+    vbuf = io.BytesIO()
+    pq.write_table(tables, vbuf, compression="zstd")
+    return {
+        "map.csv": map_csv(setup.data).encode(),
+        "event_cards.parquet": buf.getvalue(),
+        "bot_values.parquet": vbuf.getvalue(),
+    }
+
+
+VALUED = ("heuristic", "search")
+"""Strategies that bid from a gene value table (``bot_values.parquet`` names theirs)."""
 
 
 SPEC = GameSpec(
@@ -79,5 +110,13 @@ SPEC = GameSpec(
             "With initiative_tails=false, tails no longer decide who plays first: this is how "
             "much the tail rule moves the game.",
         ),
+        Variant(
+            ("start_points=10",),
+            "With start_points=10 (the English and French first edition) instead of the seed's "
+            "6: how much the starting points move the seats' chances. The bots keep the value "
+            "table fitted for the seed's rules.",
+        ),
     ),
+    fit=fit,
+    schema_version=2,
 )

@@ -15,9 +15,11 @@ import numpy as np
 from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE, allowed_phases
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
+from rules.evo.options import OPTIONS, option_of
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
 from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import start_game
+from strategies.evo.allowed import forbidden
 from strategies.evo.bots import choose
 
 
@@ -49,9 +51,15 @@ def check_board(tb, st) -> None:
     expect(int((owners >= 0).sum()) == int(sum(st.n_dinos[:n])), "stray owner marks")
 
 
-def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
+def play_checked(
+    setup: Setup, seed: int, game_id: int, forbid: dict[int, tuple[str, ...]] | None = None
+) -> CheckedGame:
+    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
+    restricts lineup positions (restricted play): a position never takes an action that uses
+    a forbidden option while another legal action does not."""
     tbs, lus, states, scratches = setup.game.build_inputs(setup)  # fresh, not a kernel's
+    if forbid:
+        lus = setup.game.registry.lineup_record(list(setup.lineup), forbid)
     tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     n = setup.n_players
     cards: list[tuple[int, int, int, int]] = []
@@ -104,6 +112,10 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> CheckedGame:
             seat = int(st.actor)
             action = int(choose(lu, seat, tb, st, seat, scratch))
             expect(is_legal(tb, st, action), f"illegal action {action} for decision {kind}")
+            expect(
+                not forbidden(lu, seat, tb, st, action),
+                f"seat {seat} took forbidden option {OPTIONS[option_of(tb, st, action)]}",
+            )
             expect(actions(tb, st, -1) >= 1, f"no legal action for decision {kind}")
             if kind == MOVE and action >= 0:
                 expect(st.owner[action & 0xFFFF] != seat, "entered an own region")

@@ -162,6 +162,13 @@ def play_chunk(
                 pl.genes[pr, k] = st.genes[s, k]
             pl.cards_played[pr] = st.played[s]
             pl.cards_held[pr] = popcount(st.hand[s])
+            k = 0
+            for c in range(26):
+                if st.seen[s] & (np.int64(1) << c):
+                    pl.cards_seen[pr, k] = c
+                    k += 1
+            for i in range(k, 26):
+                pl.cards_seen[pr, i] = -1
             count += winners[s]
         pl.meta[0] = p0 + n
         g = claim(gl)

@@ -12,7 +12,7 @@ import pyarrow as pa
 from rules.evo.cards import CARDS, WINDOW_NAMES
 from rules.evo.constants import GENES, N_GENES, TERRAINS
 from rules.evo.state import EV_WIDTH
-from simulate.kit.tables import LABELS, Buffer, Column, Kind, Table, group, strategy
+from simulate.kit.tables import LABEL_LIST, LABELS, Buffer, Column, Kind, Table, group, strategy
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
 GENE_COLUMNS = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations")
@@ -62,6 +62,9 @@ PLAYERS = Table("players", "one row per game and seat", (
         "card genes bought" if g == "cards_bought" else f"{g} on the portrait at the end")),
     Column("cards_played", I8, "event cards played (Osztódás takes count)"),
     Column("cards_held", I8, "event cards in hand at the end"),
+    Column("cards_seen", LABEL_LIST,
+           "every event card that reached the hand (dealt, drawn with a card gene, taken with "
+           "Osztódás), by card number", labels=CARD_NAMES, width=len(CARDS)),
     Column("start_region", I16, "region number of the start star"),
 ), rows_per_game=lambda s: s.n_players, kind=Kind.GAME)  # fmt: skip
 TURNS = Table("turns", "one row per game, round and seat", (

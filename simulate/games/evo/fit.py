@@ -1,0 +1,311 @@
+"""Fitting the heuristic's gene value table by self-play: ``dinolab fit evo``.
+
+The method: iterate *play, measure, update* until the values stop moving.
+
+0. Play ``games`` games of ``heuristic-v1`` self-play (typed-in values) and measure every
+   gene's value per auction round with the report's own model (``reports/evo.py``: the linear
+   probability model of the final win share on the position at the auction, values relative to
+   the average gene sold that round, in points). That is the first table.
+1. Play ``games`` games of ``heuristic`` self-play with the current table (new seeds each
+   iteration), measure again, and move the table towards the measurement: by half in
+   iterations 1-3, then by 1/(k-1) in iteration k (a running mean of the later measurements,
+   which averages out their sampling noise while the early steps follow the bots' changes).
+
+Each measurement also fits the same model on the positions of smaller, median and larger
+species (a dino or more below the round's median, at it, above it) and on each climate field;
+those values are shrunk towards the round's value by their precision (a prior spread of 1
+point: ``v_round + (v_subset - v_round) / (1 + se^2)``) and become the table's state shifts.
+Round 1 is not measurable (every portrait is the same then): its values are round 2's scaled
+by the expected rounds left. What moved between iterations (the values, the surplus of each
+gene, the prices) is printed per iteration and written into the file's provenance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+from rules.core.errors import DinolabError
+from rules.evo.constants import GENES, MAX_CYCLE
+from rules.evo.state import make_table
+from simulate.kit.spec import FitRequest
+from strategies.evo.values import SIZES, write
+
+PREMIUM_GAIN = 0.25
+"""How much of a gene's measured surplus (points) is added to its bidding premium per
+iteration."""
+PREMIUM_CAP = 2.0
+"""Largest bidding premium (points)."""
+PRIOR_PER_ROUND = 0.1
+"""Spread of the state shifts' prior, in points per expected round left: a pooled shift
+measured with this standard error is pulled half way to 0."""
+
+
+def damping(k: int) -> float:
+    """How far iteration ``k``'s measurement moves the table: iterations 0 and 1 set it, then
+    it is the running mean of the measurements of iterations 1..k (fictitious play: a gene's
+    worth falls as more players hold it, so following each measurement in full oscillates)."""
+    return 1.0 if k <= 1 else 1.0 / k
+
+
+def _values(report, positions: pl.LazyFrame, sold: pl.DataFrame) -> dict:
+    """(round, gene) -> (value, se) by the report's model on ``positions``."""
+    df = report.relative_gene_values(positions, sold)
+    out = {}
+    if df.is_empty():
+        return out
+    for row in df.iter_rows(named=True):
+        if row["value"] is None:
+            continue
+        se = (row["hi"] - row["lo"]) / (2 * 1.959964)
+        out[(int(row["round"]), row["gene"])] = (float(row["value"]), float(se))
+    return out
+
+
+def measure(run, report) -> dict:
+    """One iteration's measurement from a finished run: values per round, gene and state,
+    the average price and median species size per round, and the report's gene summary."""
+    prices = report.gene_prices(run)
+    sold = prices.select("gene", "round", "sold")
+    fields = run.scan("rounds").select("game_id", "round", "climate_field")
+    pos = report.positions(run).join(fields, on=["game_id", "round"], how="left")
+    median = pos.group_by("round").agg(median=pl.col("dinos").median()).collect()
+    medians = {int(r): float(m) for r, m in median.iter_rows()}
+    pos = pos.join(median.lazy(), on="round", how="left").with_columns(
+        size=pl.when(pl.col("dinos") <= pl.col("median") - 1)
+        .then(0)
+        .when(pl.col("dinos") >= pl.col("median") + 1)
+        .then(2)
+        .otherwise(1)
+    )
+    states = {"all": _values(report, pos, sold)}
+    for i, name in enumerate(SIZES):
+        states[name] = _values(report, pos.filter(pl.col("size") == i), sold)
+    for f in range(MAX_CYCLE):
+        sub = pos.filter(pl.col("climate_field") == f)
+        states[f"field={f}"] = _values(report, sub, sold)
+    average = prices.group_by("round").agg(
+        price=(pl.col("paid_mean") * pl.col("sold")).sum() / pl.col("sold").sum()
+    )
+    paid = {int(r): float(p) for r, p in average.iter_rows()}
+    curves = report.gene_price_curves(run)
+    summary = report.gene_summary(curves)
+    surplus = {
+        (int(r["round"]), r["gene"]): r["value"] - r["price"]
+        for r in curves.iter_rows(named=True)
+        if r["value"] is not None and r["price"] is not None and r["sold"]
+    }
+    meteor = (
+        run.scan("rounds")
+        .group_by("round")
+        .agg(pl.col("meteor_space").mode().first())
+        .collect(engine="streaming")
+    )
+    spaces = {int(r): int(m) for r, m in meteor.iter_rows()}
+    return {"states": states, "price": paid, "median": medians, "summary": summary,
+            "meteor": spaces, "surplus": surplus}  # fmt: skip
+
+
+def state_shifts(m: dict, left: dict[int, float]) -> dict[tuple[str, str], float]:
+    """Per gene and state: how many points per expected round left the state adds to the
+    round's value, pooled over the rounds by precision and shrunk towards 0 by
+    :data:`PRIOR_PER_ROUND` (``gamma / (1 + (se / prior)^2)``)."""
+    base = m["states"]["all"]
+    out = {}
+    for state, values in m["states"].items():
+        if state == "all":
+            continue
+        for g in GENES:
+            num = den = 0.0
+            for (r, gg), (v, se) in values.items():
+                lr = left.get(r, 0.0)
+                if gg != g or r < 2 or (r, g) not in base or lr <= 0 or not se > 0:
+                    continue
+                w = (lr / se) ** 2
+                num += w * (v - base[(r, g)][0]) / lr
+                den += w
+            if den > 0:
+                gamma, se_gamma = num / den, 1 / math.sqrt(den)
+                out[(g, state)] = gamma / (1.0 + (se_gamma / PRIOR_PER_ROUND) ** 2)
+    return out
+
+
+def table_from(m: dict, rounds: int, left: dict[int, float]) -> dict:
+    """A full table ``{(round, gene, state): value}`` (with prices and medians) from one
+    measurement: round 1 from round 2 scaled by the rounds left, rounds without an estimate
+    from the nearest round that has one, state values from :func:`state_shifts`."""
+    base = m["states"]["all"]
+    cells: dict[tuple[int, str, str], float] = {}
+    measured = sorted({r for r, _ in base})
+    if not measured:
+        raise DinolabError("fit: no gene value was measurable; play more games per iteration")
+    shifts = state_shifts(m, left)
+    for r in range(1, rounds + 1):
+        for g in GENES:
+            near = [x for x in measured if (x, g) in base]
+            if not near:
+                cells[(r, g, "all")] = 0.0
+                continue
+            src = r if (r, g) in base else min(near, key=lambda x: (abs(x - r), -x))
+            scale = left.get(r, 1.0) / left.get(src, 1.0) if r < src and left.get(src) else 1.0
+            v0 = base[(src, g)][0] * scale
+            cells[(r, g, "all")] = v0
+            for (gg, state), gamma in shifts.items():
+                if gg == g:
+                    cells[(r, g, state)] = v0 + gamma * left.get(r, 0.0)
+    last = m["price"].get(max(m["price"]), 0.0) if m["price"] else 0.0
+    price = {r: m["price"].get(r, last) for r in range(1, rounds + 1)}
+    median = {r: m["median"].get(r, 1.0) for r in range(1, rounds + 1)}
+    return {"cells": cells, "price": price, "median": median}
+
+
+def raise_premiums(table: dict, m: dict, rounds: int) -> None:
+    """Move each gene's bidding premium by :data:`PREMIUM_GAIN` times the surplus the logs
+    measured (value minus price, relative, per round), never below 0; round 1 (not measurable)
+    takes round 2's."""
+    premium = table.setdefault("premium", {})
+    for r in range(2, rounds + 1):
+        for g in GENES:
+            if (r, g) in m["surplus"]:
+                step = PREMIUM_GAIN * m["surplus"][(r, g)]
+                premium[(r, g)] = min(PREMIUM_CAP, max(0.0, premium.get((r, g), 0.0) + step))
+    for g in GENES:
+        premium[(1, g)] = premium.get((2, g), 0.0)
+
+
+def blend(old: dict | None, new: dict, a: float) -> dict:
+    """``old`` moved by ``a`` towards ``new`` (cells missing from one side keep the other's),
+    keeping ``old``'s premiums."""
+    if old is None:
+        return {**new, "premium": {}}
+    out = {"premium": old.get("premium", {})}
+    for key in ("cells", "price", "median"):
+        o, n = old[key], new[key]
+        out[key] = {k: o.get(k, n.get(k)) + a * (n.get(k, o.get(k)) - o.get(k, n.get(k)))
+                    for k in set(o) | set(n)}  # fmt: skip
+    return out
+
+
+def rows_of(table: dict, players: int, left: dict[int, float], se: dict) -> list[dict]:
+    """The table as value-file rows."""
+    rows = []
+    for (r, g, state), v in sorted(
+        table["cells"].items(),
+        key=lambda kv: (kv[0][0], GENES.index(kv[0][1]), kv[0][2] != "all", kv[0][2]),
+    ):
+        rows.append(
+            {
+                "players": players,
+                "round": r,
+                "rounds_left": round(left.get(r, float("nan")), 3),
+                "gene": g,
+                "state": state,
+                "value": float(v),
+                "se": float(se.get((r, g, state), float("nan"))),
+                "median_dinos": table["median"][r],
+                "price": float(table["price"][r]),
+                "premium": float(table.get("premium", {}).get((r, g), 0.0)),
+            }
+        )
+    return rows
+
+
+def moved(old: dict, new: dict, sold: dict) -> float:
+    """Sold-weighted mean absolute change of the rounds' values (round 2 on), in points."""
+    num = den = 0.0
+    for (r, g, state), v in new["cells"].items():
+        if state != "all" or r < 2 or (r, g, state) not in old["cells"]:
+            continue
+        w = sold.get((r, g), 0)
+        num += w * abs(v - old["cells"][(r, g, state)])
+        den += w
+    return num / den if den else float("nan")
+
+
+def fit(req: FitRequest) -> None:
+    """``dinolab fit evo``: fit a value table for ``req.params`` and each player count."""
+    from simulate.backends import make_executor
+    from simulate.config import RunConfig
+    from simulate.games.evo import SPEC
+    from simulate.rundir import Run
+    from simulate.runner import run
+
+    if req.iterations < 1 or req.games < 100:
+        raise DinolabError("fit: needs --iterations >= 1 and --games >= 100 per iteration")
+    executor = make_executor(req.workers)
+    rows: list[dict] = []
+    changed = {k: v for k, v in req.params.to_dict().items()
+               if v != SPEC.parameters().to_dict()[k]}  # fmt: skip
+    rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the default rules"
+    lines = [
+        f"rules: {rules}; players: {', '.join(map(str, req.players))}",
+        f"method: {req.iterations} iterations of {req.games:,} self-play games each after one "
+        f"of heuristic-v1 (iteration 0), seeds {req.seed}..{req.seed + req.iterations}; values "
+        "by the report's gene value model (reports/evo.py), relative to the average gene; "
+        "table after iteration k: the mean of the measurements of iterations 1..k",
+        f"made: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by dinolab fit evo",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in req.players:
+            req.params.check_players(n)
+            evo_map = req.params.load_map(n)
+            tb = make_table(req.params, evo_map, n)[0]
+            rounds = req.params.max_rounds(n)
+            table = None
+            history = []
+            for k in range(req.iterations + 1):
+                if k == 0:
+                    lineup = "heuristic-v1"
+                else:
+                    path = Path(tmp) / f"values-{n}-{k}.csv"
+                    write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
+                    lineup = f"heuristic[values={path}]"
+                setup = SPEC.setup(req.params, n, lineup)
+                config = RunConfig(
+                    game="evo", n_players=n, strategies=tuple(s.spec for s in setup.lineup),
+                    rotate=False, seed=req.seed + k, games=req.games,
+                    chunk_size=max(1000, -(-req.games // 8)), params=req.params.to_dict(),
+                    data_digest=setup.data.sha256,
+                )  # fmt: skip
+                out = Path(tmp) / f"run-{n}-{k}"
+                run(config, setup, out, executor)
+                m = measure(Run(str(out)), req.report)
+                left = {r: float(tb.rounds_after[s]) for r, s in m["meteor"].items()}
+                left[1] = float(tb.rounds_after[min(m["meteor"].get(1, tb.meteor_start + 1), 63)])
+                new = table_from(m, rounds, left)
+                sold = {(int(r), g): int(c) for g, r, c in
+                        req.report.gene_prices(Run(str(out))).select("gene", "round", "sold").iter_rows()}  # fmt: skip  # noqa: E501
+                step = moved(table, new, sold) if table is not None else float("nan")
+                table = blend(table, new, damping(k))
+                if k >= 1:
+                    raise_premiums(table, m, rounds)
+                s = m["summary"]
+                top = s.sort("surplus", descending=True).row(0, named=True) if s.height else None
+                paid = {r["gene"]: r["paid"] for r in s.iter_rows(named=True)}
+                line = (
+                    f"{n} players, iteration {k}/{req.iterations} ({'heuristic-v1' if k == 0 else 'heuristic'}): "  # noqa: E501
+                    f"measured values {'-' if k == 0 else f'{step:.2f}'} points from the table; "
+                    + (f"largest surplus {top['gene']} {top['surplus']:+.2f}; " if top else "")
+                    + (
+                        f"largest premium {max(table['premium'].values()):.2f}; "
+                        if table.get("premium")
+                        else ""
+                    )
+                    + "mean price "
+                    + " ".join(f"{g} {paid[g]:.2f}" for g in GENES if g in paid)
+                )
+                history.append(line)
+                req.echo(line)
+                for p in out.rglob("*"):
+                    if p.is_file():
+                        p.unlink()
+            se = {(r, g, k): v[1] for k, vals in m["states"].items() for (r, g), v in vals.items()}
+            rows += rows_of(table, n, left, se)
+            lines += history
+    write(req.out, rows, lines)
+    req.echo(f"wrote {req.out}: {len(rows):,} rows for {', '.join(map(str, req.players))} players")
+    req.echo(f'play with: --strategy "heuristic[values={req.out}]"')

@@ -1,0 +1,350 @@
+"""Today's heuristic as of issue 10, kept as ``heuristic-v1`` so comparisons stay reproducible.
+
+Its movement, culling and card-helper logic is the shared code of :mod:`strategies.evo.heuristic`;
+what differs is kept here unchanged: gene values typed in as formulas over the expected rounds
+left (egg 0.55, leg 0.35, fur and parasol 0.35, horn 0.15, tail 0.1 points per round, ...), the
+lowest legal bid on the row with the best value for its price, newborns placed on foreign dinos
+only by the combat odds, and its card rules (Génorzás at once, Osztódás on any card of a fixed
+list). It honours restricted play like every EVO bot (:mod:`strategies.evo.allowed`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.core.jit import jit
+from rules.core.rng import uniform
+from rules.evo.board import allowance, attack_odds, zone_of
+from rules.evo.cards import (
+    ACCIDENT,
+    BIG_BROTHER,
+    CATASTROPHE,
+    CHANGELING,
+    DOUBLING,
+    FLOOD,
+    FROST,
+    GENE_GUARD,
+    GIANT,
+    HEAT_SKIN,
+    INSTINCT,
+    ME_FIRST,
+    MISSING_LINK,
+    NEOPRENE,
+    NO_BIRTHS,
+    OVERFLIER,
+    PEACE,
+    RAYS,
+    SLEEP,
+    SURPRISE,
+    SURVIVAL_GENE,
+    TOUGH_YOUNG,
+    TRUCE,
+    W_GAME_END,
+    W_MOVEMENT,
+    W_PAYMENT,
+    WANDERERS,
+    WEATHER_GENE,
+    WEATHER_SWAP,
+)
+from rules.evo.constants import (
+    BID,
+    CARD,
+    CARD_PLAY,
+    COLD,
+    CULL,
+    EGG,
+    FUR,
+    HORN,
+    LEG,
+    MOVE,
+    MUTATION,
+    PARASOL,
+    PASS,
+    PLACE,
+    TAIL,
+    TEMPERATE,
+    WARM,
+)
+from rules.evo.engine import bid_cap, min_bid, pack, zone_count
+from rules.evo.events import targets
+from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
+from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
+from strategies.evo.heuristic import (
+    census,
+    choose_cull,
+    choose_move,
+    climate_edge,
+    doomed,
+    extra_losses,
+    prospects,
+    rolled_edge,
+    safe_in,
+    threats,
+)
+
+DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
+"""The v1 defaults (aggression, foresight, bid, cards, egg, leg, guard, horn)."""
+
+
+def _mask(*numbers: int) -> int:
+    return sum(1 << (c - 1) for c in numbers)
+
+
+USEFUL = (
+    0,  # phase 1: Én jövök előbb! is saved for phase 3
+    _mask(ACCIDENT, WEATHER_SWAP, CATASTROPHE, WEATHER_GENE, FLOOD),
+    _mask(ME_FIRST, BIG_BROTHER, GIANT, INSTINCT, PEACE, TRUCE),
+    _mask(NO_BIRTHS, TOUGH_YOUNG, WANDERERS),
+    _mask(CHANGELING),
+    _mask(FROST, RAYS, HEAT_SKIN, NEOPRENE),
+    _mask(SURVIVAL_GENE),
+    _mask(MISSING_LINK),
+    _mask(GENE_GUARD),
+    _mask(OVERFLIER),
+    _mask(SURPRISE, SLEEP),
+)
+"""Cards v1 considers in each window (it passes at once otherwise)."""
+
+VALUABLE = _mask(
+    SURPRISE, OVERFLIER, WEATHER_GENE, CATASTROPHE, ACCIDENT, CHANGELING, HEAT_SKIN, NEOPRENE,
+    INSTINCT,
+)  # fmt: skip
+"""Cards v1 takes with Osztódás."""
+
+
+@jit
+def choose_place_v1(tb, st, wk) -> np.int64:
+    """The legal region where a newborn survives this round and, by foresight, next round."""
+    s = st.actor
+    prospects(tb, st, wk)
+    census(tb, st, wk, s)
+    fs = wk.hp[1]
+    best, pick = -1e9, -1
+    for i in range(st.n_marked):
+        r = st.marked[i]
+        z = zone_of(tb, st, r)
+        if z == TEMPERATE:
+            base = 2.0
+        elif safe_in(tb, st, wk, r, -1):
+            base = 1.5
+        else:
+            base = -1.0
+        score = base + fs * wk.pros[tb.terrain[r]]
+        o = st.owner[r]
+        if o >= 0:
+            score = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0 * (score + 0.5)
+        if score > best:
+            best, pick = score, r
+    return np.int64(pick)
+
+
+@jit
+def gene_value_v1(tb, st, wk, seat: int, gene: int) -> float:
+    """Expected points one more ``gene`` brings over the expected rounds left."""
+    left = tb.rounds_after[st.meteor]
+    d = st.n_dinos[seat]
+    if gene == EGG:
+        room = 1.0 if d + st.genes[seat, EGG] < tb.max_dinos else 0.25
+        return 0.55 * left * wk.hp[4] * room
+    if gene == LEG:
+        return 0.35 * left * wk.hp[5] * min(1.5, (d + 1.0) / (2.0 * st.genes[seat, LEG]))
+    if gene == FUR or gene == PARASOL:  # noqa: SIM109
+        return 0.35 * left * wk.hp[6] * min(1.2, (d + 1.0) / (3.0 * (st.genes[seat, gene] + 1)))
+    if gene == HORN:
+        return 0.15 * left * wk.hp[7] * (0.5 + wk.hp[0])
+    if gene == TAIL:
+        return 0.1 * left
+    if gene == MUTATION:
+        return 0.6 * max(0.0, left - 1.0)
+    if gene == CARD:
+        return (0.8 + 0.1 * left) * (0.3 + 0.7 * wk.hp[3])
+    return 0.0
+
+
+@jit
+def choose_bid_v1(tb, st, wk, lu, j: int) -> np.int64:
+    """The row with the best value minus price, at the lowest legal bid; pass when allowed and
+    nothing is worth its price."""
+    s = st.actor
+    cap = bid_cap(tb, st, s)
+    mut = st.genes[s, MUTATION]
+    best, action = -1e9, np.int64(PASS)
+    strict = not all_forbidden(lu, j, tb, st)
+    for row in range(st.n_rows):
+        lo = min_bid(tb, st, row)
+        if lo > cap or (strict and uses_forbidden(lu, j, tb, st, pack(row, lo))):
+            continue
+        value = wk.hp[2] * gene_value_v1(tb, st, wk, s, st.offer[row])
+        surplus = value - max(0, lo - mut)
+        if surplus > best:
+            best, action = surplus, pack(row, lo)
+    if st.n_passed < st.max_pass and best < 0.0:
+        return np.int64(PASS)
+    return action
+
+
+@jit
+def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
+    """The target the heuristic picks, or -1 when the card is not worth playing now."""
+    n = tb.n_players
+    L = tb.cycle_len
+    c = st.climate
+    if card == SURPRISE or card == GENE_GUARD:  # noqa: SIM109
+        return 0
+    if card == SLEEP:  # at the very end, after its own Váratlan gén, to block the others'
+        if st.window != W_GAME_END or st.hand[seat] & (1 << (SURPRISE - 1)):
+            return -1
+        for q in range(n):
+            if q != seat and st.hand[q] != 0:
+                return 0
+        return -1
+    if card == ACCIDENT or card == CHANGELING:  # noqa: SIM109
+        best, pick = -1, -1
+        for k in range(targets(tb, st, seat, card, -1)):
+            r = targets(tb, st, seat, card, k)
+            q = st.owner[r]
+            if st.points[q] > best:
+                best, pick = st.points[q], r
+        return pick
+    if card == WEATHER_GENE:
+        base = rolled_edge(tb, st, seat, c)
+        best, face = -1e9, 0
+        for f in range(6):
+            if f > 0 and tb.die_step[f] == tb.die_step[f - 1]:
+                continue  # same step as the face before: same climate
+            v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
+            if v > best:
+                best, face = v, f + 1
+        return face if best - base >= 1.0 else -1
+    if card == CATASTROPHE:
+        to = ((c + tb.catastrophe_steps) % L + L) % L
+        return 0 if climate_edge(tb, st, seat, to) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
+    if card == WEATHER_SWAP:
+        tw = tb.twin[c]
+        if tw < 0:
+            return -1
+        return 0 if rolled_edge(tb, st, seat, tw) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
+    if card == FLOOD:
+        mine, others = 0.0, 0.0
+        for r in range(tb.n_regions):
+            q = st.owner[r]
+            if q >= 0 and tb.coast[r]:
+                p = max(0, min(6, tb.flood_dies_up_to - st.genes[q, PARASOL])) / 6.0
+                if q == seat:
+                    mine += p
+                else:
+                    others += p
+        return 0 if others / (n - 1) - mine >= 0.5 else -1
+    if card == ME_FIRST:
+        if st.window != W_MOVEMENT or st.order[0] == seat:
+            return -1
+        census(tb, st, wk, seat)
+        need = 0
+        for k in range(st.n_dinos[seat]):
+            if doomed(tb, st, wk, st.pieces[seat, k]):
+                need += 1
+        return 0 if need >= 2 else -1
+    if card == OVERFLIER:
+        if st.window != W_PAYMENT or st.bid_row[seat] < 0:
+            return -1
+        return 0 if st.bid_val[seat] > st.genes[seat, MUTATION] else -1
+    if card == FROST or card == RAYS:  # noqa: SIM109
+        zone = COLD if card == FROST else WARM
+        others = 0
+        for q in range(n):
+            if q != seat:
+                others += extra_losses(tb, st, q, zone)
+        return 0 if others >= 1 and extra_losses(tb, st, seat, zone) == 0 else -1
+    if card == MISSING_LINK:
+        for q in range(n):
+            if q != seat and st.points[q] >= st.points[seat]:
+                return -1
+        return 0
+    if card == HEAT_SKIN or card == NEOPRENE:  # noqa: SIM109
+        zone = WARM if card == HEAT_SKIN else COLD
+        bit = E_HEAT_SKIN if card == HEAT_SKIN else E_NEOPRENE
+        if st.eff[seat] & bit:
+            return -1
+        return 0 if zone_count(tb, st, seat, zone) > allowance(st, seat, zone) else -1
+    if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
+        free = 0
+        for k in range(st.n_dinos[seat]):
+            r = st.pieces[seat, k]
+            for i in range(tb.deg[r]):
+                if st.owner[tb.adj[r, i]] < 0:
+                    free += 1
+        return 0 if free < st.genes[seat, EGG] else -1
+    if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
+        danger = threats(tb, st, wk, seat)
+        return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
+    if card == TRUCE:
+        threats(tb, st, wk, seat)
+        best, pick = 0, -1
+        for q in range(n):
+            if q != seat and wk.per_seat[q] > best:
+                best, pick = wk.per_seat[q], q
+        return pick
+    if card == GIANT:
+        for k in range(st.n_dinos[seat]):
+            r = st.pieces[seat, k]
+            for i in range(tb.deg[r]):
+                o = st.owner[tb.adj[r, i]]
+                fair = o >= 0 and o != seat and not st.peace and st.truce[seat] != o
+                if fair and st.genes[seat, HORN] + tb.giant_horns - st.genes[o, HORN] >= 1:
+                    return 0
+        return -1
+    if card == INSTINCT:
+        return 0 if st.n_dinos[seat] > st.genes[seat, LEG] + 1 else -1
+    if card == NO_BIRTHS:
+        most = 0
+        for q in range(n):
+            if q != seat:
+                most = max(most, min(st.genes[q, EGG], tb.max_dinos - st.n_dinos[q]))
+        return 0 if most > min(st.genes[seat, EGG], tb.max_dinos - st.n_dinos[seat]) else -1
+    if card == SURVIVAL_GENE:
+        lost = 0
+        for q in range(n):
+            if q != seat:
+                lost += st.died_climate[q]
+        return 0 if lost >= 2 else -1
+    return -1
+
+
+@jit
+def choose_card_v1(tb, st, wk, lu, j: int) -> np.int64:
+    """The first card it finds useful in this window (with probability ``cards``), else pass."""
+    s = st.actor
+    if wk.hp[3] <= 0.0 or (wk.hp[3] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[3]):
+        return np.int64(PASS)
+    if st.react >= 0:
+        take = pack(DOUBLING, st.react + 1)
+        if VALUABLE & (1 << st.react) and not forbidden(lu, j, tb, st, take):
+            return take
+        return np.int64(PASS)
+    m = st.options & USEFUL[st.window]
+    for c in range(26):
+        if m & (np.int64(1) << c):
+            if uses_forbidden(lu, j, tb, st, pack(c + 1, 0)):
+                continue  # passing is always allowed
+            t = card_target_v1(tb, st, wk, s, c + 1)
+            if t >= 0:
+                return pack(c + 1, t)
+    return np.int64(PASS)
+
+
+@jit
+def heuristic_v1(tb, st, wk, lu, j: int) -> np.int64:
+    """v1's action for the pending decision (parameters in ``wk.hp``; ``lu``, ``j``: the
+    lineup and position whose restrictions apply)."""
+    kind = st.kind
+    if kind == MOVE:
+        return choose_move(tb, st, wk)
+    if kind == PLACE:
+        return choose_place_v1(tb, st, wk)
+    if kind == CULL:
+        return choose_cull(tb, st, wk)
+    if kind == BID:
+        return choose_bid_v1(tb, st, wk, lu, j)
+    if kind == CARD_PLAY:
+        return choose_card_v1(tb, st, wk, lu, j)
+    return np.int64(PASS)

@@ -1,0 +1,223 @@
+"""EVO bots: restricted play, the value table parameter, the fit command, bidding and cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules.evo.cards import CARDS, DOUBLING, GENE_GUARD, SURPRISE, TOUGH_YOUNG, WANDERERS
+from rules.evo.constants import BID, GENES, PASS
+from rules.evo.engine import ST_AUCTION_START, apply, pack
+from rules.evo.options import OPTIONS, card_option
+from simulate.games.evo import SPEC as GAME
+from simulate.games.evo.check import play_checked
+from simulate.kit.play import play
+from strategies.core.registry import StrategyError
+from strategies.evo import REGISTRY
+from strategies.evo.allowed import all_forbidden, forbidden, n_allowed, uses_forbidden
+from strategies.evo.values import BUILTIN, builtin, load
+from tests.test_evo_rules import empty_board, run
+
+BOTS = ["random", "heuristic", "heuristic-v1", "search[rollouts=1,candidates=2]"]
+
+
+def setup(lineup: str, n: int = 4, **rules):
+    params = GAME.parameters().with_values(rules) if rules else GAME.parameters()
+    return GAME.setup(params, n, lineup)
+
+
+# ---------------------------------------------------------------- restricted play
+
+
+def test_options_are_the_genes_then_the_cards_by_name():
+    assert REGISTRY.options == OPTIONS
+    assert OPTIONS[:8] == GENES and len(OPTIONS) == 8 + 26
+    assert OPTIONS[card_option(16)] == "Osztódás" == CARDS[DOUBLING - 1].hungarian
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
+    """The checker asserts every action of position 0 (see check.py); fur and egg rows and
+    three cards are forbidden to it."""
+    forbid = {0: ("fur", "egg", "Baleset", "Alvógén", "Kire ütött ez a gyerek?")}
+    s = setup(f"{bot},heuristic,heuristic,random")
+    bought = np.zeros((4, 8), int)
+    games = 2 if bot.startswith("search") else 12
+    for g in range(games):
+        game = play_checked(s, 5, g, forbid=forbid)
+        for _rnd, seat, gene, *_ in game.bids:
+            bought[seat, gene] += 1
+        assert not any(seat == 0 and card in (1, 2, 13) for _, seat, card, _ in game.cards)
+    assert bought[1:, GENES.index("fur")].sum() > 0  # others buy what position 0 may not
+
+
+def test_a_forbidden_gene_is_bid_on_when_every_row_is_forbidden():
+    tb, st, _ = empty_board(3)
+    st.step, st.rnd = ST_AUCTION_START, 4
+    st.hand[:3] = 0
+    st.order[:3] = [0, 1, 2]
+    assert run(tb, st) == BID and st.actor == 0
+    lu = REGISTRY.lineup_record(REGISTRY.lineup("heuristic", 3), {0: GENES})[0]
+    assert all_forbidden(lu, 0, tb, st)  # every row's gene is forbidden, passing is not legal
+    a = pack(0, 0)
+    assert uses_forbidden(lu, 0, tb, st, a) and not forbidden(lu, 0, tb, st, a)
+    assert n_allowed(lu, 0, tb, st) > 0
+    offered = {GENES[g] for g in st.offer[: st.n_rows]}
+    lu = REGISTRY.lineup_record(REGISTRY.lineup("heuristic", 3), {0: tuple(offered)[:1]})[0]
+    if len(offered) > 1:
+        assert not all_forbidden(lu, 0, tb, st)
+    apply(tb, st, a)
+
+
+def test_unknown_options_are_refused_in_one_line():
+    with pytest.raises(StrategyError, match="unknown option 'wings'"):
+        REGISTRY.lineup_record(REGISTRY.lineup("heuristic", 4), {0: ("wings",)})
+
+
+# ---------------------------------------------------------------- the value table
+
+
+def table_text(egg: float = 0.0) -> str:
+    rows = ["players,round,rounds_left,gene,state,value,se,median_dinos,price"]
+    for r in range(1, 11):
+        for g in GENES:
+            rows.append(f"4,{r},5,{g},all,{egg if g == 'egg' else 0.0},,3,1")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_shipped_table_covers_three_to_five_players_with_its_provenance():
+    assert BUILTIN.is_file(), "strategies/evo/data/values.csv is missing: run dinolab fit evo"
+    t = builtin()
+    assert sorted(t.tables) == [3, 4, 5]
+    text = "\n".join(t.provenance)
+    assert "iteration" in text and "rules:" in text and "seed" in text
+
+
+def test_values_parameter_records_path_and_digest(tmp_path):
+    path = tmp_path / "eggs.csv"
+    path.write_text(table_text(egg=5.0))
+    [s] = REGISTRY.lineup(f"heuristic[values={path}]", 1)
+    digest = load(str(path)).sha256
+    assert s.spec.endswith(f"values={path.resolve()}@{digest}]")
+    assert s.label == "heuristic[values=eggs.csv]"
+    again = REGISTRY.parse(s.spec)  # a recorded spec parses back to the same strategy
+    assert again.spec == s.spec
+    path.write_text(table_text(egg=4.0))
+    with pytest.raises(StrategyError, match="changed since the run was configured"):
+        REGISTRY.parse(s.spec)
+
+
+def test_a_table_that_prizes_eggs_buys_eggs(tmp_path):
+    path = tmp_path / "eggs.csv"
+    path.write_text(table_text(egg=8.0))
+    lineup = f"heuristic[values={path}],heuristic,heuristic,heuristic"
+    players = play(setup(lineup), 3, True, 0, 80)["players"].to_pydict()
+    mine = [e for e, s in zip(players["eggs"], players["strategy"], strict=True) if "eggs" in s]
+    other = [
+        e for e, s in zip(players["eggs"], players["strategy"], strict=True) if "eggs" not in s
+    ]
+    assert np.mean(mine) > np.mean(other) + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "no header line"),
+        ("players,round,gene\n4,1,egg\n", "missing column(s)"),
+        (table_text().replace("4,3,5,egg", "4,3,5,wings"), "unknown gene 'wings'"),
+        (table_text().replace("4,3,5,egg,all,0.0", "4,3,5,egg,all,lots"), "value must be a number"),
+        (table_text().replace("4,3,5,egg,all", "4,3,5,egg,cold"), "unknown state 'cold'"),
+        (table_text().replace("\n4,2,5,tail,all,0.0,,3,1", ""), "no 'all' row"),
+        (table_text().replace("4,3,5,egg", "7,3,5,egg"), "players must be 3-5"),
+    ],
+)
+def test_malformed_tables_are_refused_in_one_line(tmp_path, text, words):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(StrategyError) as err:
+        REGISTRY.lineup(f"heuristic[values={path}]", 4)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_table_without_the_player_count_is_refused(tmp_path):
+    path = tmp_path / "four.csv"
+    path.write_text(table_text())
+    with pytest.raises(StrategyError, match="no rows for 3 players"):
+        setup(f"heuristic[values={path}]", 3)
+
+
+def test_cli_errors_for_values_and_fit(cli, tmp_path):
+    r = cli("simulate", "evo", "-n", "5", "--strategy", "heuristic[values=/no/such.csv]",
+            "--out", str(tmp_path / "x"))  # fmt: skip
+    assert r.code == 2 and "no file '/no/such.csv'" in r.err and r.err.count("\n") == 1
+    r = cli("fit", "dkd", "--out", str(tmp_path / "v.csv"))
+    assert r.code == 2 and "has no fitting method" in r.err and r.err.count("\n") == 1
+    r = cli("fit", "evo", "--games", "10", "--out", str(tmp_path / "v.csv"))
+    assert r.code == 2 and "--games" in r.err
+    r = cli("fit", "evo", "--set", "start_pionts=6", "--out", str(tmp_path / "v.csv"))
+    assert r.code == 2 and "start_pionts" in r.err
+
+
+def test_resume_refuses_a_changed_values_file(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(table_text(egg=1.0))
+    out = tmp_path / "run"
+    args = ["simulate", "evo", "-n", "40", "--chunk-size", "20", "--workers", "1",
+            "--strategy", f"heuristic[values={path}]", "--out", str(out),
+            "--no-progress"]  # fmt: skip
+    assert cli(*args).code == 0
+    path.write_text(table_text(egg=2.0))
+    r = cli(*args, "--resume")
+    assert r.code == 2 and ("differ" in r.err or "changed" in r.err), r.err
+
+
+def test_fit_writes_a_table_that_plays(cli, tmp_path):
+    out = tmp_path / "fitted.csv"
+    r = cli("fit", "evo", "--games", "400", "--iterations", "1", "--workers", "1",
+            "--set", "start_points=10", "--out", str(out))  # fmt: skip
+    assert r.code == 0, r.err
+    assert "iteration 0/1 (heuristic-v1)" in r.out and "iteration 1/1 (heuristic)" in r.out
+    table = load(str(out))
+    assert sorted(table.tables) == [4]
+    assert any("start_points=10" in line for line in table.provenance)
+    value, price, _ = table.tables[4]
+    assert value.shape[1:] == (8, 16) and np.isfinite(value).all() and len(price) == 10
+    players = play(setup(f"heuristic[values={out}]"), 1, False, 0, 5)["players"]
+    assert players.num_rows == 20
+
+
+# ---------------------------------------------------------------- bids and cards
+
+
+def test_bids_jump_and_open_above_zero(evo_heuristic_run):
+    bids = evo_heuristic_run["bids"].to_pydict()
+    assert max(bids["bid"]) >= 3
+    assert np.mean(np.array(bids["bid"]) > 0) > 0.2
+
+
+def test_kemeny_kolykok_vandorlo_and_genorzas_are_played_when_useful(evo_heuristic_run):
+    cards = evo_heuristic_run["cards"].to_pydict()
+    played = {c: cards["card"].count(c) for c in range(1, 27)}
+    assert played[TOUGH_YOUNG] >= 5 and played[WANDERERS] >= 5
+    seen = evo_heuristic_run["players"].to_pydict()["cards_seen"]
+    held = sum(CARDS[GENE_GUARD - 1].hungarian in s for s in seen)
+    assert 0 < played[GENE_GUARD] < 0.9 * held  # not always at once
+    taken_late = [
+        t
+        for c, t, w in zip(cards["card"], cards["target"], cards["window"], strict=True)
+        if c == DOUBLING and (t == SURPRISE or w == "end of the last round")
+    ]
+    assert not taken_late  # Osztódás never takes a card it could not play
+
+
+@pytest.fixture(scope="module")
+def evo_heuristic_run():
+    return play(setup("heuristic"), 21, False, 0, 400)
+
+
+def test_pass_is_never_a_bid_in_the_normal_game(evo_heuristic_run):
+    bids = evo_heuristic_run["bids"].to_pydict()
+    games = evo_heuristic_run["games"].to_pydict()
+    auctions = sum(r - 1 for r in games["rounds"])
+    assert len(bids["round"]) == 4 * auctions  # everyone buys one gene per auction
+    assert PASS == -1
