@@ -11,13 +11,20 @@ receive it as one record of the game's :attr:`Registry.lineup_dtype`: ``ids[j]``
 as the game's widest strategy needs; ``forbid[j, o]`` is 1 when lineup position ``j`` may choose
 option ``o`` of the game's restrictable options only when nothing else is legal (restricted
 play, Jaffe et al. 2012).
+
+A strategy is restricted in its spec: ``heuristic[forbid=fur+Baleset]`` (the game's option names
+joined by ``+``; names may hold spaces, ``!`` or ``?``, not ``+``, ``,`` or brackets). The
+forbidden options are part of the strategy (its :attr:`Strategy.spec` and label), so a
+restricted run is recorded, resumed, verified, replayed and reported like any other, and
+:meth:`Registry.lineup_record` sets ``forbid[j, :]`` from each position's own options.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +35,8 @@ from rules.core.jit import records
 
 MAX_SEATS = 8
 """Most lineup positions a kernel reads (the largest player count of any game)."""
+FORBID = "forbid"
+"""The strategy-spec key of restricted play, ``name[forbid=a+b]``; no parameter may use it."""
 
 
 def lineup_dtype(n_params: int, n_options: int) -> np.dtype:
@@ -94,13 +103,16 @@ class Strategy:
     """One seat's bot: registered info plus its parameter values (and data files, if any).
 
     ``files`` holds ``(name, absolute path, sha256)`` for every file parameter given; ``data``
-    the loaded data of each of ``info.paths`` (``None`` where not given).
+    the loaded data of each of ``info.paths`` (``None`` where not given); ``forbid`` the
+    game's options this bot may take only when nothing else is legal, in the game's option
+    order (restricted play).
     """
 
     info: StrategyInfo
     values: tuple[float, ...]
     files: tuple[tuple[str, str, str], ...] = ()
     data: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
+    forbid: tuple[str, ...] = ()
 
     def file_data(self, name: str) -> Any:
         """The loaded data of file parameter ``name``, or ``None`` when not given."""
@@ -115,6 +127,7 @@ class Strategy:
         cannot change what an old run meant (files with their sha256)."""
         inner = [f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)]
         inner += [f"{name}={path}@{digest}" for name, path, digest in self.files]
+        inner += self._forbid_items()
         return f"{self.info.name}[{','.join(inner)}]" if inner else self.info.name
 
     @property
@@ -127,7 +140,11 @@ class Strategy:
             if v != p.default
         ]
         changed += [f"{name}={Path(path).name}" for name, path, _ in self.files]
+        changed += self._forbid_items()
         return f"{self.info.name}[{','.join(changed)}]" if changed else self.info.name
+
+    def _forbid_items(self) -> list[str]:
+        return [f"{FORBID}={'+'.join(self.forbid)}"] if self.forbid else []
 
 
 class Registry:
@@ -140,11 +157,33 @@ class Registry:
         ids = [i.sid for i in infos]
         if len(set(ids)) != len(ids) or len(set(self.options)) != len(self.options):
             raise ValueError(f"bad strategy registry for {game}")
+        names = {p.name for i in infos for p in (*i.params, *i.paths)}
+        bad = [o for o in self.options if not o.strip() or set(o) & set("+,[]=") or o != o.strip()]
+        if FORBID in names or bad:
+            raise ValueError(f"bad strategy registry for {game}: {FORBID!r} or options {bad}")
         self.n_params = max((len(i.params) for i in infos), default=0)
         self.lineup_dtype = lineup_dtype(self.n_params, len(self.options))
 
     def names(self) -> list[str]:
         return list(self.by_name)
+
+    def option(self, text: str) -> str:
+        """The declared option ``text`` names: exactly, else ignoring case and Unicode
+        normalisation when that picks one. Raises :class:`StrategyError` naming the options."""
+        text = text.strip()
+        if text in self.options:
+            return text
+        key = unicodedata.normalize("NFC", text).casefold()
+        hits = [o for o in self.options if unicodedata.normalize("NFC", o).casefold() == key]
+        if len(hits) == 1:
+            return hits[0]
+        known = ", ".join(self.options) if self.options else f"none: {self.game}'s bots have none"
+        raise StrategyError(f"unknown option {text!r} for {self.game} (known: {known})")
+
+    def forbid_options(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Option names checked and put in the game's order, each once."""
+        chosen = {self.option(n) for n in names}
+        return tuple(o for o in self.options if o in chosen)
 
     def parse(self, text: str) -> Strategy:
         """One strategy from ``name`` or ``name[key=value,...]``."""
@@ -160,9 +199,18 @@ class Registry:
         lookup = {p.name: p for p in info.params}
         paths = {p.name: p for p in info.paths}
         given: dict[str, tuple[str, str, Any]] = {}
+        forbid: tuple[str, ...] = ()
         for item in filter(None, (s.strip() for s in (body or "").split(","))):
             key, sep, raw = item.partition("=")
             key = key.strip()
+            if key == FORBID:
+                names = [n for n in raw.split("+") if n.strip()]
+                if not sep or not names:
+                    raise StrategyError(
+                        f"strategy {name}: write {FORBID}=option or {FORBID}=a+b, got {item!r}"
+                    )
+                forbid = self.forbid_options(names)
+                continue
             if key in paths:
                 given[key] = _load_file(name, paths[key], raw.strip())
                 continue
@@ -184,7 +232,7 @@ class Registry:
             values[key] = v
         files = tuple((k, given[k][0], given[k][1]) for k in paths if k in given)
         data = tuple(given[k][2] if k in given else None for k in paths)
-        return Strategy(info, tuple(values[p.name] for p in info.params), files, data)
+        return Strategy(info, tuple(values[p.name] for p in info.params), files, data, forbid)
 
     def lineup(self, text: str, n_players: int) -> list[Strategy]:
         """One strategy per seat; a single name fills every seat."""
@@ -206,12 +254,15 @@ class Registry:
     def lineup_record(
         self, lineup: list[Strategy], forbid: dict[int, tuple[str, ...]] | None = None
     ) -> np.ndarray:
-        """The lineup as a record array of length 1; ``forbid`` maps lineup positions to the
-        options they may take only when nothing else is legal."""
+        """The lineup as a record array of length 1. ``forbid[j, :]`` holds position ``j``'s
+        own forbidden options (:attr:`Strategy.forbid`) and those ``forbid`` adds (lineup
+        position -> options it may take only when nothing else is legal)."""
         rec = records(1, self.lineup_dtype)
         for j, s in enumerate(lineup):
             rec[0].ids[j] = s.info.sid
             rec[0].params[j, : len(s.values)] = s.values
+            for name in s.forbid:
+                rec[0].forbid[j, self.options.index(name)] = 1
         for j, names in (forbid or {}).items():
             for name in names:
                 if name not in self.options:
