@@ -12,6 +12,7 @@ import numpy as np
 
 from rules.core.jit import records
 from rules.dino_kontra_dino.deck import Deck
+from rules.dino_kontra_dino.options import card_options
 from rules.dino_kontra_dino.params import MAX_PLAYERS
 
 MAX_HAND = 10
@@ -29,6 +30,7 @@ TABLE = np.dtype(
         ("traits", np.int8, (MAX_CARDS, 5)),  # the four traits, then 0 (indexed by NO_TRAIT)
         ("needs", np.int8, (MAX_CARDS, 2)),  # required trait codes; NO_TRAIT when only one
         ("power", np.int8, (MAX_CARDS, MAX_CARDS)),  # strength of dino d in event e
+        ("d_option", np.int8, (MAX_CARDS,)),  # restricted play: dino d's option id, -1 if none
     ],
     align=True,
 )
@@ -71,6 +73,8 @@ def make_table(deck: Deck, n_players: int, hand_size: int, first_holder: int, co
     # two-trait event (a one-trait event's second code is NO_TRAIT, whose column reads 0)
     traits, needs = t.traits[: deck.n_dinos].astype(np.int64), t.needs[: deck.n_events]
     t.power[: deck.n_dinos, : deck.n_events] = traits[:, needs[:, 0]] + traits[:, needs[:, 1]]
+    t.d_option[:] = -1
+    t.d_option[: deck.n_dinos] = card_options(deck)
     return tb
 
 

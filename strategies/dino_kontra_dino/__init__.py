@@ -1,5 +1,9 @@
-"""Dino Kontra Dino bots: ``random``, ``greedy``, ``blind``, ``cautious``, ``montecarlo``."""
+"""Dino Kontra Dino bots: ``random``, ``greedy``, ``blind``, ``cautious``, ``montecarlo``.
 
+Every bot honours restricted play (``name[forbid=Tyrannosaurus+figure]``, the options of
+:mod:`rules.dino_kontra_dino.options`) through :mod:`strategies.dino_kontra_dino.allowed`."""
+
+from rules.dino_kontra_dino.options import OPTIONS
 from strategies.core.registry import Registry, StrategyInfo, StrategyParam
 from strategies.dino_kontra_dino.bots import BLIND, CAUTIOUS, GREEDY, RANDOM
 from strategies.dino_kontra_dino.dispatch import MONTECARLO
@@ -39,4 +43,5 @@ REGISTRY = Registry(
             (StrategyParam("rollouts", 32.0, 1.0, 4096.0, "imagined games per candidate card"),),
         ),
     ],
+    options=OPTIONS,
 )

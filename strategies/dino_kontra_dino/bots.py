@@ -5,31 +5,45 @@ is *informed*, the trait(s) a seasoned player reads from the event's name), who 
 figure, the score, and the cards already revealed and events already resolved. Bots are called
 one seat at a time before the round is resolved and never read another hand, the pile order or
 the current round's plays, so the choice is as secret and simultaneous as at the table. A bot
-returns the *slot* of its hand to play.
+returns the *slot* of its hand to play, among the slots ``allowed`` (a bit mask, see
+:mod:`strategies.dino_kontra_dino.allowed`; :data:`ALL` when nothing is forbidden, and then each
+bot decides exactly as it did before restricted play).
 """
 
 from __future__ import annotations
 
 from rules.core.jit import jit_inline
 from rules.core.rng import bounded
+from strategies.dino_kontra_dino.allowed import ALL, may_play
 
 RANDOM, GREEDY, BLIND, CAUTIOUS = 0, 1, 2, 3
 
 
 @jit_inline
-def play_random(st, seat: int) -> int:
-    """Uniform over the hand."""
-    return bounded(st.rng, 1 + seat, st.hand_len)
+def play_random(st, seat: int, allowed: int) -> int:
+    """Uniform over the hand (over the allowed slots)."""
+    if allowed == ALL:
+        return bounded(st.rng, 1 + seat, st.hand_len)
+    m = 0
+    for k in range(st.hand_len):
+        m += may_play(allowed, k)
+    i = bounded(st.rng, 1 + seat, m)
+    for k in range(st.hand_len):
+        if may_play(allowed, k):
+            if i == 0:
+                return k
+            i -= 1
+    return 0
 
 
 @jit_inline
-def play_greedy(tb, st, seat: int) -> int:
+def play_greedy(tb, st, seat: int, allowed: int) -> int:
     """The strongest card for this event; the first such card in hand order on a tie."""
     ev = st.events[st.turn]
     best, slot = -1, 0
     for k in range(st.hand_len):
         s = tb.power[st.hands[seat, k], ev]
-        if s > best:
+        if s > best and may_play(allowed, k):
             best, slot = s, k
     return slot
 
@@ -49,7 +63,7 @@ def prior_strength(tb, st, card: int, first: int) -> float:
 
 
 @jit_inline
-def play_blind(tb, st, seat: int, memory: float) -> int:
+def play_blind(tb, st, seat: int, memory: float, allowed: int) -> int:
     """Does not know the required traits: plays the card with the best expected strength.
 
     The expectation is over the events not yet resolved (``memory`` = 1, counting the events on
@@ -58,6 +72,8 @@ def play_blind(tb, st, seat: int, memory: float) -> int:
     first = st.turn if memory >= 0.5 else 0
     best, slot = -1.0, 0
     for k in range(st.hand_len):
+        if not may_play(allowed, k):
+            continue
         v = prior_strength(tb, st, st.hands[seat, k], first)
         if v > best:
             best, slot = v, k
@@ -65,7 +81,7 @@ def play_blind(tb, st, seat: int, memory: float) -> int:
 
 
 @jit_inline
-def play_cautious(tb, st, seat: int, aim: float, figure: float) -> int:
+def play_cautious(tb, st, seat: int, aim: float, figure: float, allowed: int) -> int:
     """Win with the card it needs least later; when it cannot expect to win, throw its worst.
 
     A card *should win* when its strength reaches ``aim`` times the event's maximum strength
@@ -82,6 +98,8 @@ def play_cautious(tb, st, seat: int, aim: float, figure: float) -> int:
     slot_win, value_win, s_win = -1, 1e9, 1e9
     slot_low, value_low = 0, 1e9
     for k in range(st.hand_len):
+        if not may_play(allowed, k):
+            continue
         c = st.hands[seat, k]
         s = tb.power[c, ev]
         v = prior_strength(tb, st, c, r + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rules.core.jit import jit, jit_inline
+from strategies.dino_kontra_dino.allowed import ALL, allowed_slots
 from strategies.dino_kontra_dino.bots import (
     BLIND,
     CAUTIOUS,
@@ -21,23 +22,44 @@ MONTECARLO = 4
 @jit_inline
 def choose(lineup, j: int, tb, st, seat: int, scratch) -> int:
     """The hand slot that lineup position ``j``'s bot plays from ``seat`` (``scratch``: the
-    search bots' :data:`~strategies.dino_kontra_dino.search.SCRATCH` record)."""
+    bots' :data:`~strategies.dino_kontra_dino.search.SCRATCH` record). A position forbidden
+    some options goes through :func:`choose_restricted`; the others (marked in
+    ``scratch.free``) call their bot with :data:`ALL`, a constant the compiler folds away."""
+    if not scratch.free[j]:
+        return choose_restricted(lineup, j, tb, st, seat, scratch)
     sid = lineup.ids[j]
     if sid == GREEDY:
-        return play_greedy(tb, st, seat)
+        return play_greedy(tb, st, seat, ALL)
     if sid == RANDOM:
-        return play_random(st, seat)
+        return play_random(st, seat, ALL)
     if sid == BLIND:
-        return play_blind(tb, st, seat, lineup.params[j, 0])
+        return play_blind(tb, st, seat, lineup.params[j, 0], ALL)
     if sid == CAUTIOUS:
-        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1])
-    return choose_search(lineup, j, tb, st, seat, scratch)
+        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1], ALL)
+    return choose_search(lineup, j, tb, st, seat, scratch, ALL)
 
 
 @jit
-def choose_search(lineup, j: int, tb, st, seat: int, scratch) -> int:
+def choose_restricted(lineup, j: int, tb, st, seat: int, scratch) -> int:
+    """:func:`choose` for a position that may be forbidden some options: its bot chooses among
+    the slots :func:`~strategies.dino_kontra_dino.allowed.allowed_slots` allows."""
+    allowed = allowed_slots(lineup, j, tb, st, seat)
+    sid = lineup.ids[j]
+    if sid == GREEDY:
+        return play_greedy(tb, st, seat, allowed)
+    if sid == RANDOM:
+        return play_random(st, seat, allowed)
+    if sid == BLIND:
+        return play_blind(tb, st, seat, lineup.params[j, 0], allowed)
+    if sid == CAUTIOUS:
+        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1], allowed)
+    return choose_search(lineup, j, tb, st, seat, scratch, allowed)
+
+
+@jit
+def choose_search(lineup, j: int, tb, st, seat: int, scratch, allowed: int) -> int:
     """The search bots, kept out of :func:`choose`: their scratch allocations made every
     greedy decision ~8% slower when they shared its body."""
     if lineup.ids[j] == MONTECARLO:
-        return play_montecarlo(tb, st, seat, lineup.params[j, 0], scratch)
+        return play_montecarlo(tb, st, seat, lineup.params[j, 0], scratch, allowed)
     return 0

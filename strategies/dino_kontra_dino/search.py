@@ -6,7 +6,9 @@ know: the cards it has not seen (opponents' hands and the pile, including the pa
 set aside) are dealt at random, and the events not yet resolved are put in a random order. The
 same determinisations are used for every candidate card (common random numbers), and every
 seat then plays ``greedy`` to the end. Randomness comes from the bot's own stream, so searching
-never disturbs the game's chance stream.
+never disturbs the game's chance stream. Restricted play: only the slots ``allowed`` are
+candidates; the imagined games after the first card are played unrestricted (they model the
+table, not the restricted bot).
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ from rules.core.jit import jit
 from rules.core.rng import bounded
 from rules.dino_kontra_dino.engine import final_result, game_over, play_round
 from rules.dino_kontra_dino.state import STATE
+from strategies.core.registry import MAX_SEATS
+from strategies.dino_kontra_dino.allowed import ALL, may_play
 from strategies.dino_kontra_dino.bots import play_greedy
 
-SCRATCH = np.dtype([("worlds", STATE, (2,))], align=True)
+SCRATCH = np.dtype(
+    [("worlds", STATE, (2,)), ("free", np.uint8, (MAX_SEATS,))],
+    align=True,
+)
 """The bots' scratch: one record, so the hot loop carries a pointer, not an array (passing the
-spare states as an array through the inlined dispatch cost the greedy kernel 7%)."""
+spare states as an array through the inlined dispatch cost the greedy kernel 7%). ``worlds``:
+the search bot's two spare states; ``free[j]``: 1 when lineup position ``j`` is forbidden no
+option (:func:`strategies.dino_kontra_dino.allowed.mark_free`), so its decisions skip the
+restricted-play checks."""
 
 
 @jit
@@ -64,12 +74,12 @@ def rollout_share(tb, world, seat: int, first_slot: int) -> float:
     n = tb.n_players
     slots = np.zeros(n, np.int64)
     for p in range(n):
-        slots[p] = play_greedy(tb, world, p)
+        slots[p] = play_greedy(tb, world, p, ALL)
     slots[seat] = first_slot
     play_round(tb, world, slots)
     while not game_over(tb, world):
         for p in range(n):
-            slots[p] = play_greedy(tb, world, p)
+            slots[p] = play_greedy(tb, world, p, ALL)
         play_round(tb, world, slots)
     winners = np.zeros(n, np.bool_)
     final_result(tb, world, winners)
@@ -79,9 +89,9 @@ def rollout_share(tb, world, seat: int, first_slot: int) -> float:
 
 
 @jit
-def play_montecarlo(tb, st, seat: int, rollouts: float, scratch) -> int:
-    """The hand slot with the best mean rollout win share (ties: the earlier slot); the
-    :data:`SCRATCH` record holds two spare states for the imagined games."""
+def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -> int:
+    """The allowed hand slot with the best mean rollout win share (ties: the earlier slot);
+    the :data:`SCRATCH` record holds two spare states for the imagined games."""
     hl = st.hand_len
     if hl == 1:
         return 0
@@ -92,10 +102,11 @@ def play_montecarlo(tb, st, seat: int, rollouts: float, scratch) -> int:
         worlds[0] = st
         determinise(tb, st, seat, base, 1 + seat)
         for k in range(hl):
-            worlds[1] = worlds[0]
-            total[k] += rollout_share(tb, world, seat, k)
-    best = 0
-    for k in range(1, hl):
-        if total[k] > total[best]:
+            if may_play(allowed, k):
+                worlds[1] = worlds[0]
+                total[k] += rollout_share(tb, world, seat, k)
+    best = -1
+    for k in range(hl):
+        if may_play(allowed, k) and (best < 0 or total[k] > total[best]):
             best = k
     return best

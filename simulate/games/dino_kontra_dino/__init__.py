@@ -19,6 +19,7 @@ from simulate.games.dino_kontra_dino.tables import TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup
 from strategies.dino_kontra_dino import REGISTRY
+from strategies.dino_kontra_dino.allowed import mark_free
 from strategies.dino_kontra_dino.search import SCRATCH
 
 I8 = pa.int8()
@@ -35,7 +36,10 @@ def build_inputs(setup: Setup) -> tuple:
     tb = make_table(
         setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
     )
-    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), records(1, SCRATCH)
+    lineup = REGISTRY.lineup_record(list(setup.lineup))
+    scratch = records(1, SCRATCH)
+    mark_free(lineup, scratch)
+    return tb, lineup, new_states(1), scratch
 
 
 def _parquet_bytes(table: pa.Table) -> bytes:

@@ -4,7 +4,10 @@ The debugging and testing twin of the kernel: it seeds and deals exactly as
 :func:`simulate.games.dino_kontra_dino.kernel.play_chunk` does, asks the same bots, and checks
 every round against the rulebook recomputed here in plain Python: each seat plays a card of its
 own hand, no card is in two places, the strongest card wins with ties to the figure holder and
-then clockwise, the winner takes the figure, hands refill while the pile serves everyone.
+then clockwise, the winner takes the figure, hands refill while the pile serves everyone; and
+restricted play: a seat forbidden options (in its strategy spec or through ``forbid``) plays a
+card using one only when every card of its hand does (what a card uses is recomputed here from
+the card names and strengths, see :mod:`rules.dino_kontra_dino.options`).
 """
 
 from __future__ import annotations
@@ -12,15 +15,38 @@ from __future__ import annotations
 import numpy as np
 
 from rules.dino_kontra_dino.engine import deal, final_result, game_over, play_round
+from rules.dino_kontra_dino.options import CARD_OPTIONS, FIGURE
 from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import start_game
+from strategies.dino_kontra_dino.allowed import mark_free
 from strategies.dino_kontra_dino.dispatch import choose
 
 
-def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
-    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on."""
+def _options_used(setup: Setup, hand: list[int], slot: int, holds: bool, power: list[int]):
+    """The options playing ``hand[slot]`` uses: its card (by name, if the default deck has
+    it) and, for the figure holder playing below its hand's best strength, the figure."""
+    used = set()
+    name = setup.data.dino_names[hand[slot]]
+    if name in CARD_OPTIONS:
+        used.add(name)
+    if holds and power[slot] < max(power):
+        used.add(FIGURE)
+    return used
+
+
+def play_checked(
+    setup: Setup, seed: int, game_id: int, forbid: dict[int, tuple[str, ...]] | None = None
+) -> Checked:
+    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
+    restricts lineup positions as :meth:`Registry.lineup_record` does (on top of the
+    strategies' own ``forbid=``)."""
     tables, lineups, states, scratches = setup.game.build_inputs(setup)  # fresh, not a kernel's
+    if forbid:
+        lineups = setup.game.registry.lineup_record(list(setup.lineup), forbid)
+        mark_free(lineups, scratches)
     tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
+    options = setup.game.registry.options
+    banned = [{options[o] for o in range(len(options)) if lu.forbid[s, o]} for s in range(8)]
     n, n_dinos = setup.n_players, int(tb.n_dinos)
     slots = np.zeros(n, dtype=np.int64)
     decisions = 0
@@ -43,6 +69,18 @@ def play_checked(setup: Setup, seed: int, game_id: int) -> Checked:
                 slots[s] = choose(lu, s, tb, st, s, scratch)
                 expect(0 <= slots[s] < hl, f"seat {s} plays slot {slots[s]} of a hand of {hl}")
                 decisions += 1
+                if banned[s]:
+                    power = [int(tb.power[c, ev]) for c in hands[s]]
+                    used = [
+                        _options_used(setup, hands[s], k, holder == s, power) & banned[s]
+                        for k in range(hl)
+                    ]
+                    k = int(slots[s])
+                    expect(
+                        not used[k] or all(used),
+                        f"seat {s} played {setup.data.dino_names[hands[s][k]]}, using forbidden "
+                        f"{' and '.join(sorted(used[k]))}, while another card was allowed",
+                    )
             plays = [hands[s][int(slots[s])] for s in range(n)]
             power = [int(tb.power[c, ev]) for c in plays]
             best = max(power)
