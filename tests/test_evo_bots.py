@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rules.evo.cards import CARDS, DOUBLING, GENE_GUARD, SURPRISE, TOUGH_YOUNG, WANDERERS
+from rules.evo.cards import (
+    CARDS,
+    DOUBLING,
+    GENE_GUARD,
+    MISSING_LINK,
+    SURPRISE,
+    TOUGH_YOUNG,
+    WANDERERS,
+)
 from rules.evo.constants import BID, GENES, PASS
 from rules.evo.engine import ST_AUCTION_START, apply, pack
 from rules.evo.options import OPTIONS, card_option
@@ -96,7 +104,7 @@ def test_the_shipped_table_covers_three_to_five_players_with_its_provenance():
 def test_values_parameter_records_path_and_digest(tmp_path):
     path = tmp_path / "eggs.csv"
     path.write_text(table_text(egg=5.0))
-    [s] = REGISTRY.lineup(f"heuristic[values={path}]", 1)
+    s = REGISTRY.lineup(f"heuristic[values={path}]", 4)[0]
     digest = load(str(path)).sha256
     assert s.spec.endswith(f"values={path.resolve()}@{digest}]")
     assert s.label == "heuristic[values=eggs.csv]"
@@ -219,5 +227,7 @@ def test_pass_is_never_a_bid_in_the_normal_game(evo_heuristic_run):
     bids = evo_heuristic_run["bids"].to_pydict()
     games = evo_heuristic_run["games"].to_pydict()
     auctions = sum(r - 1 for r in games["rounds"])
-    assert len(bids["round"]) == 4 * auctions  # everyone buys one gene per auction
+    # everyone buys one gene per auction, except the first to pass after a Hiányzó láncszem
+    missing = evo_heuristic_run["cards"].to_pydict()["card"].count(MISSING_LINK)
+    assert len(bids["round"]) == 4 * auctions - missing
     assert PASS == -1
