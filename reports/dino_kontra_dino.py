@@ -297,3 +297,17 @@ def sections(run: RunData) -> list[Section]:
             key="events",
         ),
     ]
+
+
+def option_uses(chunk: Chunk, options: tuple[str, ...]) -> pl.DataFrame:
+    """Restricted play (:mod:`reports.restrict`): per game and seat, how many times the seat
+    played each card option among ``options`` (a card option is the dinosaur's name). The
+    figure option needs the whole hand, which the logs do not keep, so it is not counted."""
+    turns = chunk.table("turns", ["game_id", "seat", "card_id"])
+    names = chunk.run.data("dinos.parquet").select("card_id", option="name")
+    return (
+        turns.join(names, on="card_id", how="inner")
+        .filter(pl.col("option").is_in(list(options)))
+        .group_by("game_id", "seat", "option")
+        .agg(uses=pl.len())
+    )

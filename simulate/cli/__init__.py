@@ -18,6 +18,7 @@ from simulate.cli import (  # noqa: F401 (commands)
     analysis_commands,
     fit_commands,
     info_commands,
+    restrict_commands,
     run_commands,
 )
 from simulate.cli.app import app
