@@ -159,6 +159,8 @@ class Prefetched:
 
     run: RunData
     prefetched: dict
+    mapper: Mapper | None = None
+    """The mapper the one pass ran on, for the analyses that need a second pass."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.run, name)
@@ -167,7 +169,15 @@ class Prefetched:
 def prefetch(run: RunData, partials: Sequence[Partial], mapper: Mapper | None = None) -> Prefetched:
     """Compute ``partials`` in one pass over ``run`` and return the run with their results, so
     the analyses asking for them later do not read the data again."""
-    return Prefetched(run, run_all(run, partials, mapper))
+    return Prefetched(run, run_all(run, partials, mapper), mapper)
+
+
+def second_pass(run: RunData) -> tuple[RunData, Mapper | None]:
+    """The run to map a second pass over (the one under a :class:`Prefetched`, which is not
+    sent to workers) and the mapper its first pass ran on (``None``: local threads)."""
+    if isinstance(run, Prefetched):
+        return run.run, run.mapper
+    return run, None
 
 
 # ------------------------------------------------------------------ additive sums
@@ -341,6 +351,49 @@ def mean_covariance(cross: Cross) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = scale * inner / np.outer(n, n)
     return m, n, cov
+
+
+# ------------------------------------------------------------------ vectors per cluster
+
+
+def cluster_sums(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``values`` (rows x k) summed per cluster ``ids``: ``(clusters, sums)``, clusters
+    ascending, each sum taken in row order (rows already in cluster order need no sort)."""
+    if len(ids) == 0:
+        return ids, np.zeros((0, values.shape[1]))
+    if np.any(ids[1:] < ids[:-1]):
+        clusters, inverse = np.unique(ids, return_inverse=True)
+    else:
+        first = np.r_[True, ids[1:] != ids[:-1]]
+        clusters, inverse = ids[first], np.cumsum(first) - 1
+    sums = np.empty((len(clusters), values.shape[1]))
+    for j in range(values.shape[1]):
+        sums[:, j] = np.bincount(inverse, weights=values[:, j], minlength=len(clusters))
+    return clusters, sums
+
+
+def outer_part(chunk: Chunk, ids: np.ndarray, sums: np.ndarray) -> tuple[Cross, tuple]:
+    """A chunk's :class:`Cross` of per-cluster vectors ``sums`` (clusters ``ids``, e.g. a
+    regression's scores summed per cluster for its sandwich variance) over its whole clusters,
+    and the raw vectors of the clusters it may share with a neighbour."""
+    split = np.isin(ids, np.array(chunk.split_clusters(), dtype=ids.dtype))
+    whole = sums[~split]
+    return Cross(whole.sum(axis=0), whole.T @ whole, len(whole)), (ids[split], sums[split])
+
+
+def combine_outer(parts: Sequence[tuple[Cross, tuple]], width: int) -> Cross:
+    """The whole run's :class:`Cross` from every chunk's :func:`outer_part` (split clusters
+    joined first, so the result is the whole-run computation)."""
+    total = Cross(np.zeros(width), np.zeros((width, width)), 0)
+    rest: dict[int, np.ndarray] = {}
+    for cross, (ids, sums) in parts:
+        total = total + cross
+        for i, row in zip(ids.tolist(), sums, strict=True):
+            rest[i] = rest.get(i, 0) + row
+    if rest:
+        v = np.array(list(rest.values()))
+        total = total + Cross(v.sum(axis=0), v.T @ v, len(v))
+    return total
 
 
 def read_range(

@@ -37,8 +37,22 @@ import numpy as np
 import polars as pl
 
 from reports import plots
-from reports.aggregate import Chunk
-from reports.common import cluster, share_expr, win_share_by, with_win_share
+from reports.aggregate import (
+    Chunk,
+    Mapper,
+    Partial,
+    cluster_moments,
+    cluster_sums,
+    combine_moments,
+    combine_outer,
+    concat_sum,
+    moments_to_mean,
+    outer_part,
+    run_all,
+    run_one,
+    second_pass,
+)
+from reports.common import cluster, clustered, share_expr, share_frame, win_share_by, with_win_share
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
@@ -51,11 +65,17 @@ FEATURES = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations", "
             "points", "dinos")  # fmt: skip
 COLUMN_OF_GENE = dict(zip(GENES, FEATURES[:8], strict=True))
 MIN_ROWS = 200
+NAMES = ("one", *FEATURES)
+"""The gene value model's regressors, in the order of its matrices."""
+
+
+# ------------------------------------------------------------------ positions
 
 
 def positions(run: RunData) -> pl.LazyFrame:
     """One row per game, round and seat: the position at the round's auction and the final
-    win share of that seat."""
+    win share of that seat, as one LazyFrame over the whole run (for :func:`relative_gene_values`
+    on subsets of positions, as ``dinolab fit evo`` does; the report reads chunk by chunk)."""
     share = with_win_share(run).select("game_id", "seat", "share")
     return (
         run.scan("turns")
@@ -65,106 +85,135 @@ def positions(run: RunData) -> pl.LazyFrame:
     )
 
 
-def _sums(lf: pl.LazyFrame, names: list[str], y: str) -> pl.DataFrame:
-    exprs = [pl.len().alias("rows")]
-    for i, a in enumerate(names):
-        exprs.append((pl.col(a) * pl.col(y)).sum().alias(f"xy_{a}"))
-        for b in names[i:]:
-            exprs.append((pl.col(a) * pl.col(b)).sum().alias(f"xx_{a}_{b}"))
-    return lf.group_by("round").agg(exprs).collect(engine="streaming").sort("round")
+def turn_rows(chunk: Chunk) -> pl.DataFrame:
+    """A chunk's positions: its ``turns`` rows (the position at each auction) with the final
+    win ``share`` of the seat (made once per chunk: :meth:`~reports.aggregate.Chunk.derived`)."""
+    turns = chunk.table("turns", ["game_id", "round", "seat", "initiative", *FEATURES])
+    seats = chunk.derived(share_frame)
+    p = chunk.n_players
+    share = np.full((chunk.stop - chunk.start) * p, np.nan)
+    share[(seats["game_id"].to_numpy() - chunk.start) * p + seats["seat"].to_numpy()] = seats[
+        "share"
+    ].to_numpy()
+    row = (turns["game_id"].to_numpy() - chunk.start) * p + turns["seat"].to_numpy()
+    return turns.with_columns(share=pl.Series(share[row]))
 
 
-def _matrix(row: dict, names: list[str], prefix: str) -> np.ndarray:
-    k = len(names)
-    m = np.empty((k, k))
-    for i, a in enumerate(names):
-        for j in range(i, k):
-            m[i, j] = m[j, i] = row[f"{prefix}_{a}_{names[j]}"]
-    return m
+def _design(chunk: Chunk) -> tuple[dict[int, slice], np.ndarray, np.ndarray, np.ndarray]:
+    """The chunk's positions as the model's arrays, sorted by round (in game order within a
+    round): each round's rows, and the rows' cluster, regressors and win share."""
+    rows = chunk.derived(turn_rows)
+    rnd = rows["round"].to_numpy()
+    order = np.argsort(rnd, kind="stable")
+    rnd = rnd[order]
+    x = np.empty((len(order), len(NAMES)), order="F")  # columns contiguous
+    x[:, 0] = 1.0
+    for j, name in enumerate(FEATURES, 1):
+        x[:, j] = rows[name].to_numpy()[order]
+    gid = rows["game_id"].to_numpy()[order]
+    clusters = gid // chunk.n_players if chunk.rotate else gid
+    starts = np.flatnonzero(np.r_[True, rnd[1:] != rnd[:-1]]).tolist() if len(rnd) else []
+    stops = [*starts[1:], len(rnd)]
+    rounds = {int(rnd[a]): slice(a, b) for a, b in zip(starts, stops, strict=True)}
+    return rounds, clusters, x, rows["share"].to_numpy()[order]
 
 
-def gene_values(run: RunData) -> pl.DataFrame:
-    """Per round and gene: value relative to the average gene sold that round, in points.
-
-    Mutation genes are the model's reference (their holding coefficient is fixed at 0); each
-    gene's coefficient is then measured against the sold-weighted mean of all genes'
-    coefficients, so the choice of reference does not matter. Features that nobody varies in a
-    round (round 1: everyone holds the portrait) are left out, and their genes get no value.
-    """
-    return relative_gene_values(positions(run), gene_prices(run).select("gene", "round", "sold"))
+# ------------------------------------------------------------------ the gene value model
 
 
-def relative_gene_values(positions: pl.LazyFrame, sold: pl.DataFrame) -> pl.DataFrame:
-    """:func:`gene_values` on any positions (``round``, ``_cluster``, ``share`` and
-    :data:`FEATURES` columns) and genes sold per round (``gene``, ``round``, ``sold``)."""
-    names = ["one", *FEATURES]
-    lf = positions.with_columns(
-        one=pl.lit(1.0), **{f: pl.col(f).cast(pl.Float64) for f in FEATURES}
-    )
-    sums = _sums(lf, names, "share")
+def _sums_map(chunk: Chunk) -> dict[int, tuple[int, np.ndarray, np.ndarray]]:
+    """Per round: the positions, X'X and X'y of the chunk."""
+    rounds, _, x, y = _design(chunk)
+    return {r: (at.stop - at.start, x[at].T @ x[at], x[at].T @ y[at]) for r, at in rounds.items()}
+
+
+def _sums_reduce(parts: list[dict]) -> dict[int, tuple[int, np.ndarray, np.ndarray]]:
+    out: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+    for part in parts:
+        for r, (n, xtx, xty) in part.items():
+            if r in out:
+                m, a, b = out[r]
+                out[r] = (m + n, a + xtx, b + xty)
+            else:
+                out[r] = (n, xtx, xty)
+    return dict(sorted(out.items()))
+
+
+POSITION_SUMS = Partial("evo_position_sums", _sums_map, _sums_reduce)
+"""Per round: the positions, and the sums X'X and X'y of the gene value model."""
+
+
+def _fit(n: int, xtx: np.ndarray, xty: np.ndarray):
+    """One round's least-squares fit from its sums: the regressors used, the coefficients (0
+    for the others) and the inverse of the used X'X; ``None`` when the round is not
+    estimable (too few rows, no variation in points, collinear)."""
+    if n < MIN_ROWS:
+        return None
+    mean = xtx[0] / n
+    varying = [i for i, a in enumerate(NAMES) if a == "one" or xtx[i, i] / n - mean[i] ** 2 > 1e-9]
+    used = [i for i in varying if NAMES[i] != "mutations"]
+    if NAMES.index("points") not in used:
+        return None
+    sub = xtx[np.ix_(used, used)]
+    if np.linalg.matrix_rank(sub) < len(used):
+        return None
+    inv = np.linalg.inv(sub)
+    beta = np.zeros(len(NAMES))
+    beta[used] = inv @ xty[used]
+    return used, beta, inv
+
+
+def _fits(sums: dict[int, tuple[int, np.ndarray, np.ndarray]]) -> dict:
+    """Round -> fit (see :func:`_fit`) of every estimable round."""
     fits = {}
-    for row in sums.iter_rows(named=True):
-        n = row["rows"]
-        if n < MIN_ROWS:
-            continue
-        xtx = _matrix(row, names, "xx")
-        mean = xtx[0] / n
-        varying = [
-            i for i, a in enumerate(names) if a == "one" or xtx[i, i] / n - mean[i] ** 2 > 1e-9
-        ]
-        used = [i for i in varying if names[i] != "mutations"]
-        if names.index("points") not in used:
-            continue
-        sub = xtx[np.ix_(used, used)]
-        if np.linalg.matrix_rank(sub) < len(used):
-            continue
-        inv = np.linalg.inv(sub)
-        beta = np.zeros(len(names))
-        beta[used] = inv @ np.array([row[f"xy_{names[i]}"] for i in used])
-        fits[row["round"]] = (used, beta, inv)
-    if not fits:
-        return pl.DataFrame()
-    beta_frame = pl.DataFrame(
-        {
-            "round": list(fits),
-            **{f"b_{a}": [f[1][i] for f in fits.values()] for i, a in enumerate(names)},
-        }
-    ).with_columns(pl.col("round").cast(pl.Int8))
-    residual = pl.col("share") - sum(pl.col(f"b_{a}") * pl.col(a) for a in names)
-    scores = (
-        lf.join(beta_frame.lazy(), on="round", how="inner")
-        .with_columns(_e=residual)
-        .group_by("round", "_cluster")
-        .agg([(pl.col(a) * pl.col("_e")).sum().alias(f"s_{a}") for a in names])
-    )
-    meat_exprs = [pl.len().alias("clusters")]
-    for i, a in enumerate(names):
-        for b in names[i:]:
-            meat_exprs.append((pl.col(f"s_{a}") * pl.col(f"s_{b}")).sum().alias(f"m_{a}_{b}"))
-    meats = {
-        m["round"]: m
-        for m in scores.group_by("round")
-        .agg(meat_exprs)
-        .collect(engine="streaming")
-        .iter_rows(named=True)
-    }
+    for r, (n, xtx, xty) in sums.items():
+        fit = _fit(n, xtx, xty)
+        if fit is not None:
+            fits[r] = fit
+    return fits
+
+
+def _meat_map(chunk: Chunk, betas: tuple[tuple[int, tuple[float, ...]], ...]):
+    """Per fitted round: the chunk's scores ``x * residual`` summed per cluster, as
+    :func:`~reports.aggregate.outer_part` (whole clusters folded, split ones raw)."""
+    rounds, clusters, x, y = _design(chunk)
+    out = {}
+    for r, beta in betas:
+        if r in rounds:
+            at = rounds[r]
+            e = y[at] - x[at] @ np.asarray(beta)
+            out[r] = outer_part(chunk, *cluster_sums(clusters[at], x[at] * e[:, None]))
+    return out
+
+
+def _meat_reduce(parts: list[dict], betas: tuple[tuple[int, tuple[float, ...]], ...]):
+    """Round -> (clusters, the sandwich's meat: the sum over clusters of the scores' outer
+    products)."""
+    out = {}
+    for r, _ in betas:
+        cross = combine_outer([p[r] for p in parts if r in p], len(NAMES))
+        out[r] = (cross.clusters, cross.outer)
+    return out
+
+
+def _values(fits: dict, meats: dict, sold: pl.DataFrame) -> pl.DataFrame:
+    """Relative gene values per round from the fits, their meats and the genes sold."""
     rows = []
-    p = names.index("points")
+    p = NAMES.index("points")
     for r, (used, beta, inv) in fits.items():
-        m = meats[r]
-        c = m["clusters"]
-        meat = _matrix(m, names, "m")[np.ix_(used, used)]
-        cov = np.zeros((len(names), len(names)))
+        c, full_meat = meats[r]
+        meat = full_meat[np.ix_(used, used)]
+        cov = np.zeros((len(NAMES), len(NAMES)))
         cov[np.ix_(used, used)] = inv @ meat @ inv * (c / max(c - 1, 1))
         counts = {g: n for g, rr, n in sold.iter_rows() if rr == r}
         total = sum(counts.values())
-        weights = np.zeros(len(names))
+        weights = np.zeros(len(NAMES))
         for g, n in counts.items():
-            weights[names.index(COLUMN_OF_GENE[g])] += n / total if total else 0.0
+            weights[NAMES.index(COLUMN_OF_GENE[g])] += n / total if total else 0.0
         pi = beta[p]
         pi_known = pi - 2 * math.sqrt(max(cov[p, p], 0.0)) > 0  # a point is clearly worth >0
         for gene in GENES:
-            g = names.index(COLUMN_OF_GENE[gene])
+            g = NAMES.index(COLUMN_OF_GENE[gene])
             if not pi_known or (g not in used and gene != "mutation") or total == 0:
                 rows.append(
                     {
@@ -199,35 +248,182 @@ def relative_gene_values(positions: pl.LazyFrame, sold: pl.DataFrame) -> pl.Data
     ).sort("gene", "round")
 
 
-def gene_prices(run: RunData) -> pl.DataFrame:
-    """Per gene and round: genes sold, and the median and quartiles of the bid and price paid."""
-    return (
-        run.scan("bids")
-        .with_columns(pl.col("gene").cast(pl.String))
-        .group_by("gene", "round")
-        .agg(
-            sold=pl.len(),
-            bid_median=pl.col("bid").median(),
-            paid_median=pl.col("paid").median(),
-            paid_q1=pl.col("paid").quantile(0.25),
-            paid_q3=pl.col("paid").quantile(0.75),
-            paid_mean=pl.col("paid").cast(pl.Float64).mean(),
+def gene_values(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Per round and gene: value relative to the average gene sold that round, in points.
+
+    Mutation genes are the model's reference (their holding coefficient is fixed at 0); each
+    gene's coefficient is then measured against the sold-weighted mean of all genes'
+    coefficients, so the choice of reference does not matter. Features that nobody varies in a
+    round (round 1: everyone holds the portrait) are left out, and their genes get no value.
+
+    Two passes over the chunks: the sums X'X and X'y per round (:data:`POSITION_SUMS`, in the
+    report's one pass), then the fitted model's scores per cluster for the cluster-robust
+    sandwich variance.
+    """
+    fits = _fits(run_one(run, POSITION_SUMS, mapper))
+    if not fits:
+        return pl.DataFrame()
+    betas = tuple((r, tuple(float(b) for b in beta)) for r, (_, beta, _) in fits.items())
+    base, first_mapper = second_pass(run)
+    meats = run_one(
+        base, Partial("evo_gene_meat", _meat_map, _meat_reduce, (betas,)), mapper or first_mapper
+    )
+    return _values(fits, meats, gene_prices(run, mapper).select("gene", "round", "sold"))
+
+
+def _lazy_sums(lf: pl.LazyFrame) -> pl.DataFrame:
+    exprs = [pl.len().alias("rows")]
+    for i, a in enumerate(NAMES):
+        exprs.append((pl.col(a) * pl.col("share")).sum().alias(f"xy_{a}"))
+        for b in NAMES[i:]:
+            exprs.append((pl.col(a) * pl.col(b)).sum().alias(f"xx_{a}_{b}"))
+    return lf.group_by("round").agg(exprs).collect(engine="streaming").sort("round")
+
+
+def _matrix(row: dict, prefix: str) -> np.ndarray:
+    k = len(NAMES)
+    m = np.empty((k, k))
+    for i, a in enumerate(NAMES):
+        for j in range(i, k):
+            m[i, j] = m[j, i] = row[f"{prefix}_{a}_{NAMES[j]}"]
+    return m
+
+
+def relative_gene_values(positions: pl.LazyFrame, sold: pl.DataFrame) -> pl.DataFrame:
+    """:func:`gene_values` on any positions (``round``, ``_cluster``, ``share`` and
+    :data:`FEATURES` columns, e.g. a subset of :func:`positions`) and genes sold per round
+    (``gene``, ``round``, ``sold``), computed by polars' streaming engine."""
+    lf = positions.with_columns(
+        one=pl.lit(1.0), **{f: pl.col(f).cast(pl.Float64) for f in FEATURES}
+    )
+    sums = {
+        row["round"]: (
+            row["rows"],
+            _matrix(row, "xx"),
+            np.array([row[f"xy_{a}"] for a in NAMES]),
         )
+        for row in _lazy_sums(lf).iter_rows(named=True)
+    }
+    fits = _fits(sums)
+    if not fits:
+        return pl.DataFrame()
+    beta_frame = pl.DataFrame(
+        {
+            "round": list(fits),
+            **{f"b_{a}": [f[1][i] for f in fits.values()] for i, a in enumerate(NAMES)},
+        }
+    ).with_columns(pl.col("round").cast(pl.Int8))
+    residual = pl.col("share") - sum(pl.col(f"b_{a}") * pl.col(a) for a in NAMES)
+    scores = (
+        lf.join(beta_frame.lazy(), on="round", how="inner")
+        .with_columns(_e=residual)
+        .group_by("round", "_cluster")
+        .agg([(pl.col(a) * pl.col("_e")).sum().alias(f"s_{a}") for a in NAMES])
+    )
+    meat_exprs = [pl.len().alias("clusters")]
+    for i, a in enumerate(NAMES):
+        for b in NAMES[i:]:
+            meat_exprs.append((pl.col(f"s_{a}") * pl.col(f"s_{b}")).sum().alias(f"m_{a}_{b}"))
+    meats = {
+        m["round"]: (m["clusters"], _matrix(m, "m"))
+        for m in scores.group_by("round")
+        .agg(meat_exprs)
         .collect(engine="streaming")
-        .with_columns(pl.col("round").cast(pl.Int8))
-        .sort("gene", "round")
+        .iter_rows(named=True)
+    }
+    return _values(fits, meats, sold)
+
+
+# ------------------------------------------------------------------ prices
+
+
+def _prices_map(chunk: Chunk) -> pl.DataFrame:
+    """Bids counted per gene, round, bid and price paid. The four are packed into one integer
+    key (grouping by it is several times faster than by the categorical gene and three
+    columns); each group's gene is its rows' first."""
+    bids = chunk.table("bids", ["gene", "round", "bid", "paid"])
+    if bids.height and bids["gene"].to_physical().max() >= 2**21:  # codes too large to pack
+        counts = bids.group_by("gene", "round", "bid", "paid").agg(n=pl.len().cast(pl.Int64))
+        return counts.with_columns(pl.col("gene").cast(pl.String))
+
+    def small(name: str, offset: int) -> pl.Expr:
+        return pl.col(name).cast(pl.Int64) + offset
+
+    key = (
+        ((pl.col("gene").to_physical().cast(pl.Int64) * 256 + small("round", 128)) * 2**17)
+        + small("bid", 2**15)
+    ) * 2**17 + small("paid", 2**15)
+    counts = bids.group_by(key=key).agg(n=pl.len().cast(pl.Int64), gene=pl.col("gene").first())
+    k = pl.col("key")
+    return counts.select(
+        pl.col("gene").cast(pl.String),
+        round=(k // 2**34 % 256 - 128).cast(pl.Int8),
+        bid=(k // 2**17 % 2**17 - 2**15).cast(pl.Int16),
+        paid=(k % 2**17 - 2**15).cast(pl.Int16),
+        n="n",
     )
 
 
-def gene_price_curves(run: RunData) -> pl.DataFrame:
+def _quantiles(values: np.ndarray, counts: np.ndarray) -> tuple[float, float, float]:
+    """Median, first and third quartile of integer ``values`` (ascending, distinct) seen
+    ``counts`` times, as polars computes them on the raw values: the median halfway between
+    the middle two, the quartiles the nearest value (index ``round((n - 1) q)``)."""
+    cum = np.cumsum(counts)
+    n = int(cum[-1])
+
+    def at(i: int) -> float:  # the i-th smallest value, from 0
+        return float(values[np.searchsorted(cum, i + 1)])
+
+    median = at((n - 1) // 2) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
+    return (median, *(at(math.floor((n - 1) * q + 0.5)) for q in (0.25, 0.75)))
+
+
+def _prices_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    df = concat_sum(parts, ["gene", "round", "bid", "paid"])
+    rows = []
+    if df.height:
+        for (gene, rnd), g in df.group_by("gene", "round"):
+            bid = g.group_by("bid").agg(pl.col("n").sum()).sort("bid")
+            paid = g.group_by("paid").agg(pl.col("n").sum()).sort("paid")
+            counts = paid["n"].to_numpy()
+            values = paid["paid"].to_numpy()
+            median, q1, q3 = _quantiles(values, counts)
+            rows.append(
+                {
+                    "gene": gene,
+                    "round": rnd,
+                    "sold": int(counts.sum()),
+                    "bid_median": _quantiles(bid["bid"].to_numpy(), bid["n"].to_numpy())[0],
+                    "paid_median": median,
+                    "paid_q1": q1,
+                    "paid_q3": q3,
+                    "paid_mean": float((values.astype(np.int64) * counts).sum() / counts.sum()),
+                }
+            )
+    schema = {"gene": pl.String, "round": pl.Int8, "sold": pl.UInt32,
+              **dict.fromkeys(("bid_median", "paid_median", "paid_q1", "paid_q3", "paid_mean"),
+                              pl.Float64)}  # fmt: skip
+    return pl.DataFrame(rows, schema=schema).sort("gene", "round")
+
+
+GENE_PRICES = Partial("evo_gene_prices", _prices_map, _prices_reduce)
+
+
+def gene_prices(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Per gene and round: genes sold, and the median and quartiles of the bid and price paid
+    (from counts of each bid and price per chunk)."""
+    return run_one(run, GENE_PRICES, mapper)
+
+
+def gene_price_curves(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Relative value against relative price per gene and round, with a verdict.
 
     ``price`` is the mean price paid for the gene minus the mean price of all genes sold that
     round; a gene is *overpriced* when its relative price lies above its relative value's
     interval, *underpriced* when below.
     """
-    values = gene_values(run)
-    prices = gene_prices(run)
+    values = gene_values(run, mapper)
+    prices = gene_prices(run, mapper)
     if values.is_empty():
         return values
     average = prices.group_by("round").agg(
@@ -273,66 +469,157 @@ def gene_summary(curves: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def initiative_win_share(run: RunData) -> pl.DataFrame:
-    """Final win share by initiative position (0 = first player), over every seat-round."""
-    return win_share_by(run, ["initiative"], positions(run))
+# ------------------------------------------------------------------ initiative
 
 
-def initiative_ties(run: RunData) -> pl.DataFrame:
-    """What decided each seat's initiative place: a unique tail count, dinos, or the die."""
-    df = (
-        run.scan("turns")
-        .group_by(pl.col("initiative_by").cast(pl.String))
-        .agg(seat_rounds=pl.len())
-        .collect(engine="streaming")
+def _initiative_map(chunk: Chunk):
+    """Win share summed per initiative position and cluster (a bincount over the chunk's
+    seat-rounds), folded into :func:`~reports.aggregate.cluster_moments`."""
+    rows = chunk.derived(turn_rows)
+    gid = rows["game_id"].to_numpy()
+    place = rows["initiative"].to_numpy().astype(np.int64)
+    if len(gid) == 0:
+        per = pl.DataFrame(
+            schema={"initiative": pl.Int8, "_cluster": pl.Int64, "s": pl.Float64, "n": pl.Float64}
+        )
+        return cluster_moments(chunk, None, ["initiative"], "share", per)
+    clusters = gid // chunk.n_players if chunk.rotate else gid
+    low, width = int(clusters.min()), int(place.max()) + 1
+    key = (clusters - low) * width + place
+    s = np.bincount(key, weights=rows["share"].to_numpy())
+    n = np.bincount(key)
+    seen = np.flatnonzero(n)
+    per = pl.DataFrame(
+        {
+            "initiative": (seen % width).astype(np.int8),
+            "_cluster": seen // width + low,
+            "s": s[seen],
+            "n": n[seen].astype(np.float64),
+        }
     )
-    df = df.rename({"initiative_by": "decided_by"}).with_columns(total=pl.col("seat_rounds").sum())
+    return cluster_moments(chunk, None, ["initiative"], "share", per)
+
+
+def _initiative_reduce(parts: list) -> pl.DataFrame:
+    return moments_to_mean(combine_moments(parts, ["initiative"]), ["initiative"], Z95)
+
+
+INITIATIVE = Partial("evo_initiative", _initiative_map, _initiative_reduce)
+
+
+def initiative_win_share(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Final win share by initiative position (0 = first player), over every seat-round."""
+    return run_one(run, INITIATIVE, mapper)
+
+
+def _ties_map(chunk: Chunk) -> pl.DataFrame:
+    counts = chunk.table("turns", ["initiative_by"])["initiative_by"].value_counts()
+    return counts.select(
+        pl.col("initiative_by").cast(pl.String).alias("decided_by"),
+        pl.col("count").alias("seat_rounds"),
+    )
+
+
+def _ties_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    df = concat_sum(parts, ["decided_by"])
+    if df.is_empty():
+        df = pl.DataFrame(schema={"decided_by": pl.String, "seat_rounds": pl.UInt32})
+    df = df.with_columns(total=pl.col("seat_rounds").sum())
     out = with_wilson(df, "seat_rounds", "total", "share").drop("total")
     return out.sort("seat_rounds", descending=True)
 
 
-def combat_table(run: RunData) -> pl.DataFrame:
-    """Attacks by horn difference: how often the attacker won (Wilson intervals)."""
-    df = (
-        run.scan("combats")
-        .with_columns(diff=(pl.col("attacker_horns") - pl.col("defender_horns")).clip(-2, 2))
-        .group_by("diff")
-        .agg(attacks=pl.len(), won=pl.col("attacker_won").sum())
-        .collect(engine="streaming")
-        .sort("diff")
+INITIATIVE_TIES = Partial("evo_initiative_ties", _ties_map, _ties_reduce)
+
+
+def initiative_ties(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """What decided each seat's initiative place: a unique tail count, dinos, or the die."""
+    return run_one(run, INITIATIVE_TIES, mapper)
+
+
+# ------------------------------------------------------------------ combat
+
+
+def _combat_map(chunk: Chunk) -> pl.DataFrame:
+    c = chunk.table("combats", ["attacker_horns", "defender_horns", "attacker_won"])
+    return c.group_by(diff=(pl.col("attacker_horns") - pl.col("defender_horns")).clip(-2, 2)).agg(
+        attacks=pl.len(), won=pl.col("attacker_won").sum()
     )
+
+
+def _combat_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    df = concat_sum(parts, ["diff"])
+    if df.is_empty():
+        df = pl.DataFrame(schema={"diff": pl.Int8, "attacks": pl.UInt32, "won": pl.UInt32})
     return with_wilson(df, "won", "attacks", "win_rate")
 
 
-def card_plays(run: RunData) -> pl.DataFrame:
+COMBATS = Partial("evo_combats", _combat_map, _combat_reduce)
+
+
+def combat_table(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Attacks by horn difference: how often the attacker won (Wilson intervals)."""
+    return run_one(run, COMBATS, mapper)
+
+
+# ------------------------------------------------------------------ cards
+
+
+def _hands_map(chunk: Chunk) -> pl.DataFrame:
+    seen = chunk.table("players", ["cards_seen"])["cards_seen"].explode().drop_nulls()
+    counts = seen.value_counts()
+    return counts.select(
+        pl.col("cards_seen").cast(pl.String).alias("card_name"), pl.col("count").alias("hands")
+    )
+
+
+def _hands_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    df = concat_sum(parts, ["card_name"])
+    return df if df.width else pl.DataFrame(schema={"card_name": pl.String, "hands": pl.UInt32})
+
+
+CARD_HANDS = Partial("evo_card_hands", _hands_map, _hands_reduce)
+
+_PHASES = tuple(f"phase_{k}" for k in range(1, 7))
+
+
+def _plays_map(chunk: Chunk) -> pl.DataFrame:
+    cards = chunk.table("cards", ["card_name", "phase", "reaction"])
+    counts = cards.group_by("card_name").agg(
+        played=pl.len(),
+        reactions=pl.col("reaction").sum(),
+        **{name: (pl.col("phase") == k).sum() for k, name in enumerate(_PHASES, 1)},
+    )
+    return counts.with_columns(pl.col("card_name").cast(pl.String))
+
+
+def _plays_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    df = concat_sum(parts, ["card_name"])
+    if df.width:
+        return df
+    return pl.DataFrame(
+        schema={
+            "card_name": pl.String,
+            **dict.fromkeys(("played", "reactions", *_PHASES), pl.UInt32),
+        }
+    )
+
+
+CARD_PLAYS = Partial("evo_card_plays", _plays_map, _plays_reduce)
+
+
+def card_plays(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Per event card: the hands it reached (seat-games whose ``cards_seen`` list it), how
     often it was played, how many of those were Osztódás reactions, the plays per reached hand,
     and the plays in each rulebook phase (1-6)."""
-    held = (
-        run.scan("players")
-        .select(pl.col("cards_seen").explode().cast(pl.String).alias("card_name"))
-        .drop_nulls()
-        .group_by("card_name")
-        .agg(hands=pl.len())
-    )
-    plays = (
-        run.scan("cards")
-        .with_columns(pl.col("card_name").cast(pl.String))
-        .group_by("card", "card_name")
-        .agg(
-            played=pl.len(),
-            reactions=pl.col("reaction").sum(),
-            **{f"phase_{k}": (pl.col("phase") == k).sum() for k in range(1, 7)},
-        )
-    )
-    names = pl.LazyFrame(
+    results = run_all(run, [CARD_PLAYS, CARD_HANDS], mapper)
+    names = pl.DataFrame(
         {"card": list(range(1, 27)), "card_name": list(CARD_NAMES)},
         schema={"card": pl.Int8, "card_name": pl.String},
     )
     df = (
-        names.join(plays.drop("card"), on="card_name", how="left")
-        .join(held, on="card_name", how="left")
-        .collect(engine="streaming")
+        names.join(results[CARD_PLAYS], on="card_name", how="left")
+        .join(results[CARD_HANDS], on="card_name", how="left")
         .fill_null(0)
         .with_columns(
             per_hand=pl.when(pl.col("hands") > 0)
@@ -343,15 +630,60 @@ def card_plays(run: RunData) -> pl.DataFrame:
     return df.sort("card")
 
 
+# ------------------------------------------------------------------ start regions
+
+
 def _region_rows(chunk: Chunk) -> pl.DataFrame:
     players = chunk.table("players", ["game_id", "seat", "winner", "start_region"])
     games = chunk.table("games", ["game_id", "n_winners"])
     return players.join(games, on="game_id", how="left").with_columns(share=share_expr())
 
 
-def start_region_win_share(run: RunData) -> pl.DataFrame:
+START_REGIONS = clustered("win_share", _region_rows, ("start_region",))
+
+
+def start_region_win_share(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Final win share by start region (the star a seat was dealt), with 95% intervals."""
-    return win_share_by(run, ["start_region"], _region_rows).sort("start_region")
+    return win_share_by(run, ["start_region"], _region_rows, mapper=mapper).sort("start_region")
+
+
+# ------------------------------------------------------------------ the report's one pass
+
+
+def progress(chunk: Chunk) -> pl.DataFrame:
+    """Each seat's points after every round (``turns.points``), game by game, round by round,
+    seat by seat, for the report's decisiveness section; in a game's last round the final
+    score (points plus the Váratlan gén bonus), which decides the winner."""
+    turns = chunk.table("turns", ["game_id", "round", "seat", "points"])
+    games = chunk.table("games", ["game_id", "rounds"])
+    players = chunk.table("players", ["game_id", "seat", "bonus"])
+    p, n = chunk.n_players, chunk.stop - chunk.start
+    last = np.zeros(n, np.int64)
+    last[games["game_id"].to_numpy() - chunk.start] = games["rounds"].to_numpy()
+    bonus = np.zeros(n * p, np.int64)
+    bonus[(players["game_id"].to_numpy() - chunk.start) * p + players["seat"].to_numpy()] = players[
+        "bonus"
+    ].to_numpy()
+    game = turns["game_id"].to_numpy() - chunk.start
+    at_end = turns["round"].to_numpy() == last[game]
+    extra = np.where(at_end, bonus[game * p + turns["seat"].to_numpy()], 0)
+    score = turns["points"].to_numpy().astype(np.int64) + extra
+    return turns.select("game_id", "round", "seat").with_columns(score=pl.Series(score))
+
+
+def partials(run: RunData) -> list[Partial]:
+    """What the report's EVO sections read, computed in the report's one pass (the gene value
+    model's second pass, its residuals for the sandwich variance, comes after it)."""
+    return [
+        POSITION_SUMS,
+        GENE_PRICES,
+        INITIATIVE,
+        INITIATIVE_TIES,
+        COMBATS,
+        CARD_PLAYS,
+        CARD_HANDS,
+        START_REGIONS,
+    ]
 
 
 def bot_tables(run: RunData) -> pl.DataFrame | None:
