@@ -272,16 +272,17 @@ def _known(x) -> bool:
 
 def forest(table: pl.DataFrame) -> bytes:
     """Each option's paired change in win share (percentage points) with its 95% interval,
-    the most valuable option (largest loss) at the top."""
+    the most valuable option (largest loss) at the top; red where the interval is below 0."""
     d = table.filter(pl.col("change").is_not_null()).sort("change", descending=True)
     names = d["option"].to_list()
     x = d["change"].to_numpy() * 100
     lo = d["lo"].fill_null(np.nan).to_numpy() * 100
     hi = d["hi"].fill_null(np.nan).to_numpy() * 100
+    # red: a measurable worth; teal: the bot does better without it; grey: neither (or unknown)
+    colors = np.where(hi < 0, plots.ACCENT, np.where(lo > 0, plots.COLOR, "grey")).tolist()
     lo, hi = np.where(np.isnan(lo), x, lo), np.where(np.isnan(hi), x, hi)
     err = [np.maximum(x - lo, 0), np.maximum(hi - x, 0)]
     fig, ax = plt.subplots(figsize=(7, max(2.4, 0.28 * len(names) + 1.2)))
-    colors = [plots.ACCENT if h < 0 else plots.COLOR for h in hi]
     ax.errorbar(x, names, xerr=err, fmt="none", ecolor="black", capsize=3, zorder=1)
     ax.scatter(x, names, color=colors, zorder=2, s=28)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")

@@ -370,3 +370,16 @@ def test_forbidding_egg_costs_the_evo_heuristic_win_share(cli, tmp_path):
     row = md_rows((out / "report.md").read_text())["egg"]
     assert "the bot is weaker without it" in row[5]
     assert re.match(r"-\d+\.\d\d pp", row[4])
+
+
+def test_the_reading_follows_the_interval():
+    from reports.restrict import forest, reading
+
+    assert reading(-0.031, -0.04, -0.02).startswith("worth 3.1 points of win share")
+    assert reading(0.02, 0.01, 0.03).startswith("forbidding it helps")
+    assert reading(-0.01, -0.03, 0.01).startswith("no measurable worth")
+    assert reading(0.0, float("nan"), float("nan")).startswith("not measurable")
+    table = pl.DataFrame(
+        {"option": ["a", "b"], "change": [-0.02, 0.0], "lo": [-0.03, None], "hi": [-0.01, None]}
+    )
+    assert forest(table).startswith(b"\x89PNG")
