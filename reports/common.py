@@ -64,6 +64,18 @@ def with_win_share(run: RunData) -> pl.LazyFrame:
     )
 
 
+def own_strings(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with its string columns copied into buffers of their own, for the small frame a
+    partial's map returns. A polars string longer than 12 bytes is a view into a data buffer
+    that a column made from another (a group-by's keys, a filter, an exploded list) shares
+    with its source, so a few result rows keyed by such strings would keep a whole chunk's
+    strings alive until the reduce: memory growing with the number of chunks."""
+    strings = [c for c, t in df.schema.items() if t == pl.String]
+    if not strings:
+        return df
+    return df.with_columns(pl.Series(c, df[c].to_list(), dtype=pl.String) for c in strings)
+
+
 def share_frame(chunk: Chunk) -> pl.DataFrame:
     """A chunk's players rows with ``share``: 1 for an outright win, 1/k for a k-way shared
     win (and the strategy as a plain string, so chunks combine)."""

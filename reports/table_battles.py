@@ -43,6 +43,15 @@ spread. *Suggested rating*: the value read back on that scale, ``(value - a) / b
 A dino is *under-rated* when its value's 95% interval lies above the value its printed rating
 stands for, *over-rated* when below, and *fits* otherwise (the line's own uncertainty is left
 out).
+
+*Memory*: every analysis is map-reduce over the run's chunks (:mod:`reports.aggregate`), so the
+report's memory does not grow with the number of games. The team model's data are the decided
+games counted per *pattern* (both teams, both bots, who moved first, the bonuses: every
+regressor is discrete), summed chunk by chunk; the fit on those counts is the fit on the games
+themselves. The number of patterns is bounded by the teams the draft can make, not by the
+games. Its cluster-robust variance needs per-cluster sums of the scores: with seats rotated (a
+deal's two games are one cluster) a second pass over the chunks with the fitted coefficients;
+without rotation every game is its own cluster and the pattern counts give it exactly.
 """
 
 from __future__ import annotations
@@ -63,9 +72,22 @@ from scipy.special import expit
 from scipy.stats import rankdata, theilslopes
 
 from reports import plots
+from reports.aggregate import (
+    Chunk,
+    Mapper,
+    Partial,
+    cluster_sums,
+    combine_outer,
+    concat_sum,
+    outer_part,
+    run_all,
+    run_one,
+    second_pass,
+)
+from reports.common import clustered, own_strings
 from reports.section import Section
 from reports.source import RunData
-from reports.stats import Z95, clustered_mean, with_wilson
+from reports.stats import Z95, with_wilson
 
 MIN_GAMES = 30
 """Fewest decided games a dino must have been drafted in to be rated (fewer: too few games)."""
@@ -73,9 +95,11 @@ L2 = 1.0
 DRAWS = 4000
 SEAT_COLUMNS = ("strategy", "dinos", "n_dinos", "hit_markers", "fewer_dinos", "fewer_cards",
                 "trex", "first", "winner")  # fmt: skip
+DIFFS = ("first", "fewer_dinos", "fewer_cards")
+"""The covariates read from the players table, each as side A's value minus side B's."""
 
 
-# ------------------------------------------------------------------ the games, side by side
+# ------------------------------------------------------------------ the games, whole run
 
 
 def _cluster(run: RunData) -> pl.Expr:
@@ -85,7 +109,10 @@ def _cluster(run: RunData) -> pl.Expr:
 def games_side_by_side(run: RunData, decided: bool = True) -> pl.DataFrame:
     """One row per game: seat 0's columns (suffix ``_0``) and seat 1's (``_1``) of the players
     table, the game's ``end_reason`` and ``cluster``, ``won`` = seat 0 won; only the decided
-    games unless ``decided`` is false. Teams are lists of dino names."""
+    games unless ``decided`` is false. Teams are lists of dino names.
+
+    This reads the whole run at once (for exploring a run in a notebook, or fitting
+    :func:`fit_team_model` on a subset of games): the report's analyses read chunk by chunk."""
     players = run.scan("players").select(
         "game_id",
         "seat",
@@ -117,11 +144,24 @@ def games_side_by_side(run: RunData, decided: bool = True) -> pl.DataFrame:
 
 def seat_rows(run: RunData) -> pl.LazyFrame:
     """The players rows of the decided games with the opponent's team size and markers
-    (``n_dinos_opp``, ``hit_markers_opp``) and the ``cluster`` of the game."""
-    players = run.scan("players").select(
-        "game_id", "seat", "n_dinos", "hit_markers", "fewer_dinos", "fewer_cards", "trex",
-        "first", "winner",
-    )  # fmt: skip
+    (``n_dinos_opp``, ``hit_markers_opp``) and the ``cluster`` of the game, as one LazyFrame
+    over the whole run (for a notebook; the report uses :func:`seat_frame` chunk by chunk)."""
+    players = run.scan("players").select(*SEAT_ROW_COLUMNS)
+    games = run.scan("games").filter(pl.col("n_winners") > 0).select("game_id")
+    return _with_opponent(players.join(games, on="game_id"), players).with_columns(
+        cluster=_cluster(run)
+    )
+
+
+# ------------------------------------------------------------------ a chunk's games
+
+SEAT_ROW_COLUMNS = ("game_id", "seat", "n_dinos", "hit_markers", "fewer_dinos", "fewer_cards",
+                    "trex", "first", "winner")  # fmt: skip
+
+
+def _with_opponent(rows, players):
+    """``rows`` (players rows) with the opponent's ``n_dinos``, ``hit_markers`` and ``trex``
+    (``_opp``) from ``players``, and ``won`` as a number."""
     opp = players.select(
         "game_id",
         seat=1 - pl.col("seat"),
@@ -129,11 +169,51 @@ def seat_rows(run: RunData) -> pl.LazyFrame:
         hit_markers_opp="hit_markers",
         trex_opp="trex",
     )
-    games = run.scan("games").filter(pl.col("n_winners") > 0).select("game_id")
+    return rows.join(opp, on=["game_id", "seat"]).with_columns(
+        won=pl.col("winner").cast(pl.Float64)
+    )
+
+
+def _decided(chunk: Chunk) -> pl.DataFrame:
+    """The ``game_id`` of the chunk's decided games."""
+    games = chunk.table("games", ["game_id", "n_winners"])
+    return games.filter(pl.col("n_winners") > 0).select("game_id")
+
+
+def seat_frame(chunk: Chunk) -> pl.DataFrame:
+    """A chunk's players rows of the decided games with the opponent's ``n_dinos``,
+    ``hit_markers`` and ``trex`` (``_opp``) and ``won`` (1.0 for the winner)."""
+    players = chunk.table("players", list(SEAT_ROW_COLUMNS))
+    return _with_opponent(players.join(_decided(chunk), on="game_id"), players)
+
+
+def game_frame(chunk: Chunk) -> pl.DataFrame:
+    """A chunk's decided games side by side, in game order: ``game_id``, ``won`` (side A =
+    seat 0 won), the bots (``strategy_0``, ``strategy_1``), the teams (``team_a``, ``team_b``:
+    lists of dino names) and :data:`DIFFS` as A's value minus B's."""
+    players = chunk.table(
+        "players", ["game_id", "seat", "strategy", "dinos", *DIFFS, "winner"]
+    ).with_columns(pl.col("strategy").cast(pl.String), pl.col("dinos").cast(pl.List(pl.String)))
+    own = ("strategy", "dinos", *DIFFS, "winner")
+    side = [
+        players.filter(pl.col("seat") == s).drop("seat").rename({c: f"{c}_{s}" for c in own})
+        for s in (0, 1)
+    ]
+    diff = {c: pl.col(f"{c}_0").cast(pl.Float64) - pl.col(f"{c}_1").cast(pl.Float64) for c in DIFFS}
     return (
-        players.join(games, on="game_id")
-        .join(opp, on=["game_id", "seat"])
-        .with_columns(cluster=_cluster(run), won=pl.col("winner").cast(pl.Float64))
+        side[0]
+        .join(side[1], on="game_id")
+        .join(_decided(chunk), on="game_id")
+        .sort("game_id")
+        .select(
+            "game_id",
+            "strategy_0",
+            "strategy_1",
+            won=pl.col("winner_0").cast(pl.Int64),
+            team_a="dinos_0",
+            team_b="dinos_1",
+            **diff,
+        )
     )
 
 
@@ -184,31 +264,32 @@ def _bits(masks: np.ndarray, k: int) -> np.ndarray:
     return ((masks[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.float64)
 
 
-def fit_team_model(
-    games: pl.DataFrame,
-    names: Sequence[str],
-    covariates: Sequence[str] = ("first",),
-    l2: float = L2,
-) -> TeamModel:
-    """Fit the team model on ``games``: one row per game with ``cluster``, ``won`` (side A
-    won), ``team_a`` and ``team_b`` (lists of dino names from ``names``) and each covariate
-    as a number (A's value minus B's)."""
-    k = len(names)
-    if k > 62:
-        raise ValueError("at most 62 dino names")
-    df = games.select(
-        "cluster",
-        pl.col("won").cast(pl.Int64),
-        *covariates,
-        ma=_mask("team_a", names),
-        mb=_mask("team_b", names),
-    )
-    keys = ["ma", "mb", *covariates]
-    pat = df.group_by(keys).agg(n=pl.len(), w=pl.col("won").sum()).sort(keys).with_row_index("pat")
-    ma, mb = pat["ma"].to_numpy(), pat["mb"].to_numpy()
-    cols = [np.ones(pat.height), *(_bits(ma, k) - _bits(mb, k)).T]
-    cols += [pat[c].cast(pl.Float64).to_numpy() for c in covariates]
-    x = np.column_stack(cols)
+def _design(df: pl.DataFrame, k: int, covariates: Sequence[str]) -> np.ndarray:
+    """The model's regressors of rows with team masks ``ma``, ``mb`` and the covariates: 1,
+    +1/-1/0 per dino (on A's team, on B's, out of play), then each covariate."""
+    ma, mb = df["ma"].to_numpy(), df["mb"].to_numpy()
+    cols = [np.ones(df.height), *(_bits(ma, k) - _bits(mb, k)).T]
+    cols += [df[c].cast(pl.Float64).to_numpy() for c in covariates]
+    return np.column_stack(cols)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Fit:
+    """The penalised fit on the pattern counts: regressors, counts, coefficients, the inverse
+    Hessian (the sandwich's bread) and every pattern's fitted win probability."""
+
+    x: np.ndarray
+    n: np.ndarray
+    w: np.ndarray
+    beta: np.ndarray
+    bread: np.ndarray
+    p: np.ndarray
+
+
+def _fit_patterns(pat: pl.DataFrame, k: int, covariates: Sequence[str], l2: float) -> _Fit:
+    """The L2-penalised logistic fit on ``pat``: per pattern (``ma``, ``mb``, the covariates)
+    its games ``n`` and side A's wins ``w``."""
+    x = _design(pat, k, covariates)
     n = pat["n"].to_numpy().astype(np.float64)
     w = pat["w"].to_numpy().astype(np.float64)
     pen = np.full(x.shape[1], l2)
@@ -228,18 +309,53 @@ def fit_team_model(
 
     res = minimize(objective, np.zeros(x.shape[1]), jac=True, hess=hessian, method="trust-exact")
     beta = res.x
-    p = expit(x @ beta)
-    bread = np.linalg.pinv(hessian(beta))
+    return _Fit(x, n, w, beta, np.linalg.pinv(hessian(beta)), expit(x @ beta))
+
+
+def _model(fit: _Fit, meat: np.ndarray, names: Sequence[str], covariates: Sequence[str]):
+    n, p = fit.n, fit.p
+    slope = float(np.sum(n * p * (1 - p)) / np.sum(n)) if n.sum() else 0.0
+    terms = ["seat 0", *names, *covariates]
+    return TeamModel(terms, fit.beta, fit.bread @ meat @ fit.bread, slope, int(n.sum()))
+
+
+def _group_patterns(df: pl.DataFrame, keys: Sequence[str], n, w) -> pl.DataFrame:
+    return df.group_by(keys).agg(n=n, w=w).sort(keys)
+
+
+def fit_team_model(
+    games: pl.DataFrame,
+    names: Sequence[str],
+    covariates: Sequence[str] = ("first",),
+    l2: float = L2,
+) -> TeamModel:
+    """Fit the team model on ``games``: one row per game with ``cluster``, ``won`` (side A
+    won), ``team_a`` and ``team_b`` (lists of dino names from ``names``) and each covariate
+    as a number (A's value minus B's). (The report fits the same model on pattern counts
+    summed chunk by chunk: :func:`team_models`.)"""
+    k = len(names)
+    if k > 62:
+        raise ValueError("at most 62 dino names")
+    df = games.select(
+        "cluster",
+        pl.col("won").cast(pl.Int64),
+        *covariates,
+        ma=_mask("team_a", names),
+        mb=_mask("team_b", names),
+    )
+    keys = ["ma", "mb", *covariates]
+    pat = _group_patterns(df, keys, pl.len(), pl.col("won").sum()).with_row_index("pat")
+    fit = _fit_patterns(pat, k, covariates, l2)
     # sandwich: sum over clusters of the outer products of their score sums
     per_game = df.join(pat.select(*keys, "pat"), on=keys, how="left").select(
         "cluster", "won", "pat"
     )
     idx = per_game["pat"].to_numpy()
-    resid = per_game["won"].to_numpy() - p[idx]
+    resid = per_game["won"].to_numpy() - fit.p[idx]
     _, cl = np.unique(per_game["cluster"].to_numpy(), return_inverse=True)
     order = np.argsort(cl, kind="stable")
     cl, idx, resid = cl[order], idx[order], resid[order]
-    meat = np.zeros((x.shape[1], x.shape[1]))
+    meat = np.zeros((fit.x.shape[1], fit.x.shape[1]))
     block = 200_000  # rows at a time, each block starting where a cluster starts
     bounds = [0, *np.unique(np.searchsorted(cl, cl[::block][1:])).tolist(), len(cl)]
     for a, b in itertools.pairwise(bounds):
@@ -247,12 +363,9 @@ def fit_team_model(
             continue
         c = cl[a:b]
         starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-        g = np.add.reduceat(x[idx[a:b]] * resid[a:b, None], starts, axis=0)
+        g = np.add.reduceat(fit.x[idx[a:b]] * resid[a:b, None], starts, axis=0)
         meat += g.T @ g
-    cov = bread @ meat @ bread
-    slope = float(np.sum(n * p * (1 - p)) / np.sum(n)) if n.sum() else 0.0
-    terms = ["seat 0", *names, *covariates]
-    return TeamModel(terms, beta, cov, slope, int(n.sum()))
+    return _model(fit, meat, names, covariates)
 
 
 def _strategy_terms(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -261,37 +374,152 @@ def _strategy_terms(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     terms = []
     for label in labels[1:]:
         name = f"bot {label}"
-        games = games.with_columns(
-            (
-                (pl.col("strategy_0") == label).cast(pl.Float64)
-                - (pl.col("strategy_1") == label).cast(pl.Float64)
-            ).alias(name)
-        )
+        games = games.with_columns(_bot_term(name))
         terms.append(name)
     return games, terms
+
+
+def _bot_term(term: str) -> pl.Expr:
+    """The covariate ``bot <label>``: +1 when only A plays it, -1 when only B does."""
+    label = term.removeprefix("bot ")
+    return (
+        (pl.col("strategy_0") == label).cast(pl.Float64)
+        - (pl.col("strategy_1") == label).cast(pl.Float64)
+    ).alias(term)
 
 
 def model_frame(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """:func:`games_side_by_side` rows as the team model's input (side A = seat 0), with the
     covariates ``first``, ``fewer_dinos`` and ``fewer_cards`` (A minus B) and the bot terms;
     returns the frame and the bot terms' names."""
-    diff = {
-        c: pl.col(f"{c}_0").cast(pl.Float64) - pl.col(f"{c}_1").cast(pl.Float64)
-        for c in ("first", "fewer_dinos", "fewer_cards")
-    }
+    diff = {c: pl.col(f"{c}_0").cast(pl.Float64) - pl.col(f"{c}_1").cast(pl.Float64) for c in DIFFS}
     games = games.with_columns(team_a=pl.col("dinos_0"), team_b=pl.col("dinos_1"), **diff)
     return _strategy_terms(games)
 
 
+PATTERN_KEYS = ("ma", "mb", "strategy_0", "strategy_1", *DIFFS)
+
+
+def _patterns_map(chunk: Chunk, names: tuple[str, ...]) -> tuple[list[str], pl.DataFrame]:
+    """The chunk's decided games counted per pattern, compactly (the tables of every chunk
+    wait for the reduce): the bots as codes into the chunk's sorted labels (returned too),
+    the covariates as small integers."""
+    df = chunk.derived(game_frame)
+    labels = sorted(set(df["strategy_0"]) | set(df["strategy_1"]))
+    code = {"old": labels, "new": list(range(len(labels))), "return_dtype": pl.Int8}
+    df = df.with_columns(
+        pl.col("strategy_0", "strategy_1").replace_strict(**code),
+        pl.col(*DIFFS).cast(pl.Int8),
+        ma=_mask("team_a", names),
+        mb=_mask("team_b", names),
+    )
+    counts = df.group_by(list(PATTERN_KEYS)).agg(
+        n=pl.len().cast(pl.Int32), w=pl.col("won").sum().cast(pl.Int32)
+    )
+    return labels, counts
+
+
+def _patterns_reduce(parts: list[tuple], names: tuple[str, ...]) -> pl.DataFrame:
+    """Every chunk's counts summed per pattern, with the bots' labels and the covariates as
+    numbers (A minus B)."""
+    labels = sorted({label for part_labels, _ in parts for label in part_labels})
+    frames = []
+    for part_labels, counts in parts:
+        if counts.height:
+            code = {"old": list(range(len(part_labels))), "return_dtype": pl.Int16}
+            code["new"] = [labels.index(label) for label in part_labels]
+            recoded = pl.col("strategy_0", "strategy_1").replace_strict(**code)
+            frames.append(counts.with_columns(recoded, pl.col("n", "w").cast(pl.Int64)))
+    if not frames:
+        schema = {"ma": pl.Int64, "mb": pl.Int64, "strategy_0": pl.String,
+                  "strategy_1": pl.String, **dict.fromkeys(DIFFS, pl.Float64),
+                  "n": pl.Int64, "w": pl.Int64}  # fmt: skip
+        return pl.DataFrame(schema=schema)
+    named = {"old": list(range(len(labels))), "new": labels, "return_dtype": pl.String}
+    return concat_sum(frames, PATTERN_KEYS).with_columns(
+        pl.col("strategy_0", "strategy_1").replace_strict(**named), pl.col(*DIFFS).cast(pl.Float64)
+    )
+
+
+def patterns_partial(run: RunData) -> Partial:
+    """The decided games counted per pattern (:data:`PATTERN_KEYS`): games ``n``, A's wins
+    ``w``; the team models' data."""
+    return Partial("dtb_patterns", _patterns_map, _patterns_reduce, (tuple(dino_names(run)),))
+
+
+def _meat_map(chunk: Chunk, names: tuple[str, ...], covariates: tuple[str, ...], beta: tuple):
+    """Per cluster, the sum over its games of the score ``x (won - p)`` (second pass)."""
+    df = chunk.derived(game_frame)
+    bots = [_bot_term(c) for c in covariates if c.startswith("bot ")]
+    df = df.with_columns(*bots, ma=_mask("team_a", names), mb=_mask("team_b", names))
+    x = _design(df, len(names), covariates)
+    resid = df["won"].to_numpy() - expit(x @ np.asarray(beta))
+    gid = df["game_id"].to_numpy().astype(np.int64)
+    ids = gid // chunk.n_players if chunk.rotate else gid
+    return outer_part(chunk, *cluster_sums(ids, x * resid[:, None]))
+
+
+def _meat_reduce(parts, names: tuple[str, ...], covariates: tuple[str, ...], beta: tuple):
+    return combine_outer(parts, len(beta)).outer
+
+
+def team_models(
+    run: RunData,
+    which: Sequence[bool] = (False, True),
+    l2: float = L2,
+    games: pl.DataFrame | None = None,
+    mapper: Mapper | None = None,
+) -> list[TeamModel]:
+    """The team models of the run's decided games, one per entry of ``which``: dinos, the
+    first player, the bots, and when the entry is true also the fewer-dinos and fewer-cards
+    terms (see :func:`marker_bonuses`). Fitted on the pattern counts of the report's pass;
+    their variances together in one more pass when seats were rotated. ``games``: fit on
+    these :func:`games_side_by_side` rows instead."""
+    names = dino_names(run)
+    if games is not None:
+        frame, bots = model_frame(games)
+        return [fit_team_model(frame, names, _covariates(b, bots), l2) for b in which]
+    if len(names) > 62:
+        raise ValueError("at most 62 dino names")
+    patterns, bots = _strategy_terms(run_one(run, patterns_partial(run), mapper))
+    fits, steps = [], []
+    for bonuses in which:
+        covariates = _covariates(bonuses, bots)
+        keys = ["ma", "mb", *covariates]
+        pat = _group_patterns(patterns, keys, pl.col("n").sum(), pl.col("w").sum())
+        fit = _fit_patterns(pat, len(names), covariates, l2)
+        fits.append((fit, covariates))
+        args = (tuple(names), tuple(covariates), tuple(float(b) for b in fit.beta))
+        steps.append(Partial("dtb_team_meat", _meat_map, _meat_reduce, args))
+    if run.config.get("rotate"):
+        data, first_mapper = second_pass(run)
+        meats = run_all(data, steps, mapper or first_mapper)
+        meat = [meats[s] for s in steps]
+    else:  # every game its own cluster: sum over games of x x' (won - p)^2, per pattern
+        meat = []
+        for fit, _ in fits:
+            q = fit.w * (1 - fit.p) ** 2 + (fit.n - fit.w) * fit.p**2
+            meat.append((fit.x * q[:, None]).T @ fit.x)
+    return [
+        _model(fit, m, names, covariates) for (fit, covariates), m in zip(fits, meat, strict=True)
+    ]
+
+
+def _covariates(bonuses: bool, bots: Sequence[str]) -> list[str]:
+    return ["first", *(["fewer_dinos", "fewer_cards"] if bonuses else []), *bots]
+
+
 def team_model(
-    run: RunData, bonuses: bool = False, l2: float = L2, games: pl.DataFrame | None = None
+    run: RunData,
+    bonuses: bool = False,
+    l2: float = L2,
+    games: pl.DataFrame | None = None,
+    mapper: Mapper | None = None,
 ) -> TeamModel:
     """The team model of the run's decided games: dinos, the first player, the bots; with
     ``bonuses`` also the fewer-dinos and fewer-cards terms (see :func:`marker_bonuses`).
-    ``games``: :func:`games_side_by_side` of the run, if already read."""
-    frame, bots = model_frame(games_side_by_side(run) if games is None else games)
-    covariates = ["first", *(["fewer_dinos", "fewer_cards"] if bonuses else []), *bots]
-    return fit_team_model(frame, dino_names(run), covariates, l2)
+    ``games``: fit on these :func:`games_side_by_side` rows instead of the whole run."""
+    return team_models(run, (bonuses,), l2, games, mapper)[0]
 
 
 def dino_names(run: RunData) -> list[str]:
@@ -309,18 +537,29 @@ def printed_ratings(run: RunData) -> pl.DataFrame:
     )
 
 
-def drafted(run: RunData) -> pl.DataFrame:
-    """Per dino: decided games it was drafted in, and the raw win share of its team (no
-    control for teammates or opponents), with a Wilson interval."""
-    rows = (
-        run.scan("players")
-        .join(run.scan("games").filter(pl.col("n_winners") > 0).select("game_id"), on="game_id")
+def _drafted_map(chunk: Chunk) -> pl.DataFrame:
+    players = chunk.table("players", ["game_id", "dinos", "winner"])
+    return (
+        players.join(_decided(chunk), on="game_id")
         .select(pl.col("dinos").cast(pl.List(pl.String)), "winner")
         .explode("dinos")
         .group_by(name="dinos")
-        .agg(games=pl.len(), wins=pl.col("winner").sum())
-        .collect(engine="streaming")
+        .agg(games=pl.len().cast(pl.Int64), wins=pl.col("winner").sum().cast(pl.Int64))
+        .pipe(own_strings)
     )
+
+
+def _drafted_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return concat_sum(parts, ["name"])
+
+
+DRAFTED = Partial("dtb_drafted", _drafted_map, _drafted_reduce)
+
+
+def drafted(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Per dino: decided games it was drafted in, and the raw win share of its team (no
+    control for teammates or opponents), with a Wilson interval."""
+    rows = run_one(run, DRAFTED, mapper)
     return with_wilson(rows, "wins", "games", "raw_win_share").rename(
         {"lo": "raw_lo", "hi": "raw_hi"}
     )
@@ -409,37 +648,61 @@ def rank_correlation(model: TeamModel, values: pl.DataFrame, seed: int = 0) -> d
 
 
 def rating_accuracy(
-    run: RunData, games: pl.DataFrame | None = None
+    run: RunData,
+    games: pl.DataFrame | None = None,
+    model: TeamModel | None = None,
+    mapper: Mapper | None = None,
 ) -> tuple[TeamModel, pl.DataFrame, dict[str, float]]:
-    """The team model, the value table and the rank correlation of the run (``games``:
-    :func:`games_side_by_side` of the run, if already read)."""
-    model = team_model(run, games=games)
-    values = value_table(model, printed_ratings(run), drafted(run))
+    """The team model, the value table and the rank correlation of the run (``games``: fit on
+    these :func:`games_side_by_side` rows; ``model``: the team model, if already fitted)."""
+    if model is None:
+        model = team_model(run, games=games, mapper=mapper)
+    values = value_table(model, printed_ratings(run), drafted(run, mapper))
     return model, values, rank_correlation(model, values)
 
 
 # ------------------------------------------------------------------ first player, sizes, bonuses
 
+FIRST_GROUPS = (
+    "every decided game",
+    "equal markers (alphabetical tie-break)",
+    "fewer hit markers",
+)
+"""The first player's rows: all of them, then by why it moved first (codes 0, 1, 2)."""
 
-def first_player(run: RunData, model: TeamModel | None = None) -> pl.DataFrame:
+
+def _first_frame(chunk: Chunk) -> pl.DataFrame:
+    """The first player's rows of the chunk's decided games, twice: once as every decided
+    game (``group`` 0), once by why it moved first (1: the tie-break, 2: fewer markers).
+    Groups are codes, not labels: a label column would share the chunk's string buffers."""
+    rows = chunk.derived(seat_frame).filter(pl.col("first"))
+    how = pl.when(pl.col("hit_markers") < pl.col("hit_markers_opp")).then(2).otherwise(1)
+    return pl.concat(
+        [
+            rows.select("game_id", "won", group=pl.lit(0, dtype=pl.Int8)),
+            rows.select("game_id", "won", group=how.cast(pl.Int8)),
+        ]
+    )
+
+
+FIRST = clustered("dtb_first_player", _first_frame, ("group",), "won")
+SIZES = clustered("dtb_team_sizes", seat_frame, ("n_dinos",), "won")
+MATCHUPS = clustered("dtb_size_matchups", seat_frame, ("n_dinos", "n_dinos_opp"), "won")
+
+
+def first_player(
+    run: RunData, model: TeamModel | None = None, mapper: Mapper | None = None
+) -> pl.DataFrame:
     """The first player's win share in decided games: over all of them, where it moved first
     by having fewer hit markers, and where the markers were equal (the alphabetical tie-break:
     the tempo alone); then the team model's first-player effect (composition held fixed)."""
-    rows = (
-        seat_rows(run)
-        .filter(pl.col("first"))
-        .with_columns(
-            how=pl.when(pl.col("hit_markers") < pl.col("hit_markers_opp"))
-            .then(pl.lit("fewer hit markers"))
-            .otherwise(pl.lit("equal markers (alphabetical tie-break)")),
-            all=pl.lit("every decided game"),
-        )
+    df = run_one(run, FIRST, mapper).select(
+        pl.col("group").replace_strict(range(3), FIRST_GROUPS).alias("first player"),
+        "n",
+        "mean",
+        "lo",
+        "hi",
     )
-    out = [
-        clustered_mean(rows, ["all"], "won", pl.col("cluster")).rename({"all": "first player"}),
-        clustered_mean(rows, ["how"], "won", pl.col("cluster")).rename({"how": "first player"}),
-    ]
-    df = pl.concat([d.select("first player", "n", "mean", "lo", "hi") for d in out])
     if model is not None:
         e = model.effect("first")
         df = pl.concat(
@@ -460,20 +723,19 @@ def first_player(run: RunData, model: TeamModel | None = None) -> pl.DataFrame:
     return df
 
 
-def team_sizes(run: RunData) -> pl.DataFrame:
+def team_sizes(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Win share of a team of 1, 2, 3, 4 ... dinos in decided games (both seats' rows,
     clustered by game or deal), with how often each size was drafted."""
-    lf = seat_rows(run)
-    df = clustered_mean(lf, ["n_dinos"], "won", pl.col("cluster"))
+    df = run_one(run, SIZES, mapper)
     total = df["n"].sum()
     return df.with_columns(drafted=pl.col("n") / total).select(
         "n_dinos", "n", "drafted", "mean", "lo", "hi"
     )
 
 
-def size_matchups(run: RunData) -> pl.DataFrame:
+def size_matchups(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """Win share of a team of ``n_dinos`` against a team of ``n_dinos_opp`` (decided games)."""
-    df = clustered_mean(seat_rows(run), ["n_dinos", "n_dinos_opp"], "won", pl.col("cluster"))
+    df = run_one(run, MATCHUPS, mapper)
     return df.select("n_dinos", "n_dinos_opp", "n", "mean", "lo", "hi")
 
 
@@ -484,19 +746,34 @@ BONUSES = {
 }
 
 
-def marker_bonuses(run: RunData, model: TeamModel | None = None) -> pl.DataFrame:
+def _bonus_frame(chunk: Chunk) -> pl.DataFrame:
+    """The rows of the seats that took each bonus (a seat once per bonus it took), the bonus
+    as its position in :data:`BONUSES`."""
+    rows = chunk.derived(seat_frame)
+    return pl.concat(
+        [
+            rows.filter(pl.col(c)).select("game_id", "won", bonus=pl.lit(k, dtype=pl.Int8))
+            for k, c in enumerate(BONUSES)
+        ]
+    )
+
+
+BONUS_SHARES = clustered("dtb_bonuses", _bonus_frame, ("bonus",), "won")
+
+
+def marker_bonuses(
+    run: RunData, model: TeamModel | None = None, mapper: Mapper | None = None
+) -> pl.DataFrame:
     """Each hit-marker bonus: in decided games where exactly one seat took it, that seat's
     win share (a bonus that exactly made up for its cause would give 50%); and, for the
     fewer-dinos and fewer-cards bonuses, the effect of the term in the team model with
     ``bonuses`` (``model``), beyond the dinos' own values. The T-Rex's bonus cannot be told
     apart from the T-Rex in one run (they always come together): its value includes it."""
-    lf = seat_rows(run)
+    shares = {r["bonus"]: r for r in run_one(run, BONUS_SHARES, mapper).iter_rows(named=True)}
     rows = []
-    for col, label in BONUSES.items():
-        sub = lf.filter(pl.col(col))  # at most one seat of a game has each bonus
-        df = clustered_mean(sub.with_columns(k=pl.lit(label)), ["k"], "won", pl.col("cluster"))
-        if df.height:
-            r = df.row(0, named=True)
+    for k, (col, label) in enumerate(BONUSES.items()):  # at most one seat of a game has each
+        if k in shares:
+            r = shares[k]
             rows.append({"bonus": label, "measure": "win share of the seat with it",
                          "n": r["n"], "mean": r["mean"], "lo": r["lo"], "hi": r["hi"]})  # fmt: skip
         if model is not None and col in model.terms:
@@ -509,14 +786,26 @@ def marker_bonuses(run: RunData, model: TeamModel | None = None) -> pl.DataFrame
     return pl.DataFrame(rows, schema=schema)
 
 
-def end_reasons(run: RunData) -> pl.DataFrame:
+def _ends_map(chunk: Chunk) -> pl.DataFrame:
+    games = chunk.table("games", ["end_reason", "turns"])
+    counts = games.group_by(pl.col("end_reason").cast(pl.String)).agg(
+        games=pl.len().cast(pl.Int64), turns=pl.col("turns").cast(pl.Int64).sum()
+    )
+    return own_strings(counts)
+
+
+def _ends_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return concat_sum(parts, ["end_reason"])
+
+
+END_REASONS = Partial("dtb_end_reasons", _ends_map, _ends_reduce)
+
+
+def end_reasons(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     """How games ended, with Wilson intervals: markers, one dino, both at one marker, turn cap
     (the capped games: no winner, left out of this game's other analyses)."""
-    df = (
-        run.scan("games")
-        .group_by(pl.col("end_reason").cast(pl.String))
-        .agg(games=pl.len(), mean_turns=pl.col("turns").cast(pl.Float64).mean())
-        .collect(engine="streaming")
+    df = run_one(run, END_REASONS, mapper).select(
+        "end_reason", "games", mean_turns=pl.col("turns") / pl.col("games")
     )
     order = ["markers", "one dino", "both at one marker", "turn cap"]
     present = set(df["end_reason"])
@@ -532,6 +821,14 @@ def end_reasons(run: RunData) -> pl.DataFrame:
         _o=pl.col("end_reason").replace_strict(order, list(range(len(order))), default=9),
     ).sort("_o")
     return with_wilson(df.drop("_o"), "games", "total", "share")
+
+
+def partials(run: RunData) -> list[Partial]:
+    """What the report's Table Battles sections read (computed in the report's one pass; the
+    team models' variances take a second pass when seats were rotated)."""
+    if run.config["params"].get("setup") == "first_game":
+        return [END_REASONS, FIRST]
+    return [END_REASONS, FIRST, SIZES, MATCHUPS, BONUS_SHARES, DRAFTED, patterns_partial(run)]
 
 
 # ------------------------------------------------------------------ plots
@@ -697,8 +994,8 @@ def sections(run: RunData) -> list[Section]:
             )
         )
         return out
-    side = games_side_by_side(run)
-    model, values, rho = rating_accuracy(run, side)
+    model, bonus_model = team_models(run, (False, True))
+    model, values, rho = rating_accuracy(run, model=model)
     ratings = printed_ratings(run)
     known = int(ratings["rating_known"].sum())
     status = (
@@ -817,7 +1114,6 @@ def sections(run: RunData) -> list[Section]:
             key="matchups",
         )
     )
-    bonus_model = team_model(run, bonuses=True, games=side)
     bonuses = marker_bonuses(run, bonus_model)
     out.append(
         Section(

@@ -35,10 +35,11 @@ one hit per die plus one, and blocks: with the first game's other teams, its tea
 heuristic mirror games goes from 10% to 77%. Much stronger than its rating says."""
 
 
-def make_run(out: Path, games: int, strategies: str, rotate: bool, rules=(), seed: int = 5) -> Run:
+def make_run(out: Path, games: int, strategies: str, rotate: bool, rules=(), seed: int = 5,
+             chunk: int | None = None) -> Run:  # fmt: skip
     cfg, setup = build_config(
         "table-battles", n_players=2, strategies=strategies, rotate=rotate, seed=seed,
-        games=games, chunk_size=-(-games // 2), assignments=list(rules),
+        games=games, chunk_size=chunk or -(-games // 2), assignments=list(rules),
     )  # fmt: skip
     run(cfg, setup, out, InlineExecutor())
     return Run(out)
@@ -101,6 +102,49 @@ def test_the_team_model_uses_the_bots_and_deals(mixed):
     side = tb.games_side_by_side(mixed)
     assert model.games == side.height
     assert side["cluster"].n_unique() < side.height  # rotated pairs share a deal
+
+
+class ChunksOnly:
+    """A run that can only be read chunk by chunk (``scan``, the whole-table read, fails)."""
+
+    def __init__(self, run: Run):
+        self.run = run
+
+    def scan(self, table: str):
+        raise AssertionError(f"read the whole {table} table")
+
+    def __getattr__(self, name: str):
+        return getattr(self.run, name)
+
+
+@pytest.mark.parametrize("rotate", [True, False])
+def test_the_chunked_analyses_equal_the_whole_run(tmp_path, rotate):
+    """Chunks of 301 games (deals split across chunks when rotated): the team models from the
+    pattern counts (and their second pass) equal the fit on every game at once, and the seat
+    analyses the whole-run clustered means; nothing reads a whole table."""
+    from reports.stats import clustered_mean
+
+    bots = "heuristic,heuristic[rating=0]"
+    r = make_run(tmp_path / "whole", 1204, bots, rotate, chunk=1204)
+    split = ChunksOnly(make_run(tmp_path / "split", 1204, bots, rotate, chunk=301))
+    side = tb.games_side_by_side(r)
+    for bonuses in (False, True):
+        whole = tb.team_model(r, bonuses=bonuses, games=side)
+        chunked = tb.team_model(split, bonuses=bonuses)
+        assert chunked.terms == whole.terms and chunked.games == whole.games == side.height
+        np.testing.assert_allclose(chunked.beta, whole.beta, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(chunked.cov, whole.cov, atol=1e-9 * np.abs(whole.cov).max())
+        assert chunked.slope == pytest.approx(whole.slope, rel=1e-12)
+    rows = tb.seat_rows(r)
+    expect = clustered_mean(rows, ["n_dinos", "n_dinos_opp"], "won", pl.col("cluster"))
+    got = tb.size_matchups(split)
+    for c in ("n", "mean", "lo", "hi"):
+        np.testing.assert_allclose(got[c].to_numpy(), expect[c].to_numpy(), rtol=1e-10)
+    first = clustered_mean(rows.filter(pl.col("first")), ["seat"], "won", pl.col("cluster"))
+    assert tb.first_player(split)["n"][0] == first["n"].sum()
+    from reports.build import report
+
+    assert "## Draft ratings: printed against simulated" in report(split, tb)[1]
 
 
 def synthetic(n: int, strength: dict[str, float], seed: int = 1) -> pl.DataFrame:
