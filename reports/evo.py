@@ -566,16 +566,16 @@ def combat_table(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
 
 
 def _hands_map(chunk: Chunk) -> pl.DataFrame:
+    """Hands each card reached, by card number: the result holds no strings, so it keeps no
+    view into the chunk's string buffers alive until the reduce."""
     seen = chunk.table("players", ["cards_seen"])["cards_seen"].explode().drop_nulls()
-    counts = seen.value_counts()
-    return counts.select(
-        pl.col("cards_seen").cast(pl.String).alias("card_name"), pl.col("count").alias("hands")
-    )
+    number = seen.cast(pl.Enum(CARD_NAMES)).to_physical().cast(pl.Int8) + 1
+    return number.value_counts().select(pl.col("cards_seen").alias("card"), hands="count")
 
 
 def _hands_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
-    df = concat_sum(parts, ["card_name"])
-    return df if df.width else pl.DataFrame(schema={"card_name": pl.String, "hands": pl.UInt32})
+    df = concat_sum(parts, ["card"])
+    return df if df.width else pl.DataFrame(schema={"card": pl.Int8, "hands": pl.UInt32})
 
 
 CARD_HANDS = Partial("evo_card_hands", _hands_map, _hands_reduce)
@@ -584,24 +584,20 @@ _PHASES = tuple(f"phase_{k}" for k in range(1, 7))
 
 
 def _plays_map(chunk: Chunk) -> pl.DataFrame:
-    cards = chunk.table("cards", ["card_name", "phase", "reaction"])
-    counts = cards.group_by("card_name").agg(
+    cards = chunk.table("cards", ["card", "phase", "reaction"])
+    return cards.group_by("card").agg(
         played=pl.len(),
         reactions=pl.col("reaction").sum(),
         **{name: (pl.col("phase") == k).sum() for k, name in enumerate(_PHASES, 1)},
     )
-    return counts.with_columns(pl.col("card_name").cast(pl.String))
 
 
 def _plays_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
-    df = concat_sum(parts, ["card_name"])
+    df = concat_sum(parts, ["card"])
     if df.width:
         return df
     return pl.DataFrame(
-        schema={
-            "card_name": pl.String,
-            **dict.fromkeys(("played", "reactions", *_PHASES), pl.UInt32),
-        }
+        schema={"card": pl.Int8, **dict.fromkeys(("played", "reactions", *_PHASES), pl.UInt32)}
     )
 
 
@@ -618,8 +614,8 @@ def card_plays(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
         schema={"card": pl.Int8, "card_name": pl.String},
     )
     df = (
-        names.join(results[CARD_PLAYS], on="card_name", how="left")
-        .join(results[CARD_HANDS], on="card_name", how="left")
+        names.join(results[CARD_PLAYS], on="card", how="left")
+        .join(results[CARD_HANDS], on="card", how="left")
         .fill_null(0)
         .with_columns(
             per_hand=pl.when(pl.col("hands") > 0)
