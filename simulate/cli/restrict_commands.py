@@ -333,7 +333,7 @@ def restrict(
 
       dinolab restrict dkd --options Tyrannosaurus,figure -s cautious -n 50000 --out runs/r
 
-      dinolab restrict oos --options Carnivore,animal --players 3 --set sets=2 --out runs/o
+      dinolab restrict oos --options Carnivore,animal --players 3 --set hand_size=8 --out runs/o
     """
     from simulate.cli.run_commands import say_if_compiling
     from simulate.progress import want_progress
