@@ -27,6 +27,14 @@ price lies above its relative value's interval is overpriced; below, underpriced
 Intervals are 95%, from cluster-robust variances (by game, or by deal with seat rotation) and
 the delta method. The model is observational: it measures what a gene was worth to these bots in
 these positions, not a causal effect in every position.
+
+Computation: every analysis is a :class:`~reports.aggregate.Partial` over the run's chunks, in
+the report's one pass (:func:`partials`), so memory does not grow with the run. The model is
+fitted from per-round sums X'X and X'y; its cluster-robust variance takes a second pass, which
+sums each cluster's scores (regressors times residual) with the fitted coefficients. Medians
+and quartiles of bids and prices come from counts of each integer value.
+:func:`positions` and :func:`relative_gene_values` are the same model on a LazyFrame, for
+subsets of positions (``dinolab fit evo``).
 """
 
 from __future__ import annotations
