@@ -61,8 +61,10 @@ def _imported_modules(path: Path, mtime: float) -> frozenset[str]:
     return frozenset(out)
 
 
-def _closure(path: Path) -> tuple[Path, ...]:
-    """``path`` and every project source it imports, transitively."""
+@functools.cache
+def _closure(path: Path, mtime: float) -> tuple[Path, ...]:
+    """``path`` (modified at ``mtime``) and every project source it imports, transitively.
+    Cached per file: every compiled function of a module asks for the same closure."""
     seen, todo = {path}, [path]
     while todo:
         current = todo.pop()
@@ -93,7 +95,7 @@ def dependency_digest(py_file: str) -> str:
         return ""
     if not path.is_file():
         return ""
-    files = _closure(path)
+    files = _closure(path, path.stat().st_mtime)
     return _digest(files, tuple(p.stat().st_mtime for p in files))
 
 
