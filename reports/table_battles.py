@@ -16,9 +16,10 @@ the other (B, seat 1), the L2-regularised logistic model
 with ``x_d = +1`` when dino ``d`` is on A's team, ``-1`` on B's, ``0`` out of play; covariates
 ``z_k`` as A's value minus B's: ``first`` (+1 when A moves first, -1 when B does), and one term
 per bot when the seats' bots differ. ``a`` is the seat term (seat 0 against seat 1 beyond
-everything else). Fitted by scipy (trust-region Newton) on the penalised likelihood, penalty
-``l2 / 2`` times the sum of squares of every coefficient but ``a`` (``l2 = 1``: a normal prior
-with standard deviation 1 on each log-odds effect, negligible with thousands of games).
+everything else). Fitted by Newton's method on the penalised likelihood, penalty ``l2 / 2``
+times the sum of squares of every coefficient but ``a`` (``l2 = 1``: a normal prior with
+standard deviation 1 on each log-odds effect, negligible with thousands of games), until no
+coefficient's step exceeds :data:`NEWTON_STEP`.
 Intervals are 95% cluster-robust (sandwich) intervals: clusters are the deals with seat
 rotation, the games otherwise.
 
@@ -45,20 +46,18 @@ stands for, *over-rated* when below, and *fits* otherwise (the line's own uncert
 out).
 
 *Memory*: every analysis is map-reduce over the run's chunks (:mod:`reports.aggregate`), so the
-report's memory does not grow with the number of games. The team model's data are the decided
-games counted per *pattern* (both teams, both bots, who moved first, the bonuses: every
-regressor is discrete), summed chunk by chunk; the fit on those counts is the fit on the games
-themselves. The number of patterns is bounded by the teams the draft can make, not by the
-games. Its cluster-robust variance needs per-cluster sums of the scores: with seats rotated (a
-deal's two games are one cluster) a second pass over the chunks with the fitted coefficients;
-without rotation every game is its own cluster and the pattern counts give it exactly.
+report's memory does not grow with the number of games. Each Newton step of the team models
+sums the likelihood's gradient and information, and the sandwich's per-cluster score products
+(a deal split by a chunk boundary joined in the reduce), chunk by chunk: one pass over the
+chunks per step, both models side by side, the first step in the report's one pass (five
+passes in all on the runs measured). Only the Theil-Sen line and the rank correlation work on
+whole tables: the dinos' (a few dozen rows).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
-import itertools
 from collections.abc import Sequence
 
 import matplotlib
@@ -67,20 +66,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
-from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import rankdata, theilslopes
 
 from reports import plots
 from reports.aggregate import (
     Chunk,
+    Cross,
     Mapper,
     Partial,
+    chunks,
     cluster_sums,
     combine_outer,
     concat_sum,
-    outer_part,
-    run_all,
     run_one,
     second_pass,
 )
@@ -264,63 +262,122 @@ def _bits(masks: np.ndarray, k: int) -> np.ndarray:
     return ((masks[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.float64)
 
 
-def _design(df: pl.DataFrame, k: int, covariates: Sequence[str]) -> np.ndarray:
+def _design(
+    df: pl.DataFrame, k: int, covariates: Sequence[str], teams: np.ndarray | None = None
+) -> np.ndarray:
     """The model's regressors of rows with team masks ``ma``, ``mb`` and the covariates: 1,
-    +1/-1/0 per dino (on A's team, on B's, out of play), then each covariate."""
-    ma, mb = df["ma"].to_numpy(), df["mb"].to_numpy()
-    cols = [np.ones(df.height), *(_bits(ma, k) - _bits(mb, k)).T]
-    cols += [df[c].cast(pl.Float64).to_numpy() for c in covariates]
-    return np.column_stack(cols)
+    +1/-1/0 per dino (on A's team, on B's, out of play: ``teams`` if already made), then each
+    covariate."""
+    if teams is None:
+        teams = _teams(df, k)
+    x = np.empty((df.height, 1 + k + len(covariates)))
+    x[:, 0] = 1.0
+    x[:, 1 : 1 + k] = teams
+    for j, c in enumerate(covariates):
+        x[:, 1 + k + j] = df[c].cast(pl.Float64).to_numpy()
+    return x
+
+
+def _teams(df: pl.DataFrame, k: int) -> np.ndarray:
+    return _bits(df["ma"].to_numpy(), k) - _bits(df["mb"].to_numpy(), k)
+
+
+NEWTON_STEP = 1e-8
+"""The fit has converged when no coefficient's Newton step is larger than this."""
+MAX_PASSES = 30
 
 
 @dataclasses.dataclass(frozen=True)
-class _Fit:
-    """The penalised fit on the pattern counts: regressors, counts, coefficients, the inverse
-    Hessian (the sandwich's bread) and every pattern's fitted win probability."""
+class _Sums:
+    """A team model's sums over the games at one ``beta``: the log-likelihood's gradient
+    ``X'(y - p)`` and information ``X' diag(p (1 - p)) X``, the log-likelihood, ``sum p (1 -
+    p)``, the games, and the meat: the sum over clusters of the outer products of their score
+    sums ``sum x (y - p)``."""
 
-    x: np.ndarray
-    n: np.ndarray
-    w: np.ndarray
-    beta: np.ndarray
-    bread: np.ndarray
-    p: np.ndarray
-
-
-def _fit_patterns(pat: pl.DataFrame, k: int, covariates: Sequence[str], l2: float) -> _Fit:
-    """The L2-penalised logistic fit on ``pat``: per pattern (``ma``, ``mb``, the covariates)
-    its games ``n`` and side A's wins ``w``."""
-    x = _design(pat, k, covariates)
-    n = pat["n"].to_numpy().astype(np.float64)
-    w = pat["w"].to_numpy().astype(np.float64)
-    pen = np.full(x.shape[1], l2)
-    pen[0] = 0.0
-
-    def objective(beta):
-        eta = x @ beta
-        # -loglik: n log(1 + e^eta) - w eta
-        f = float(np.sum(n * np.logaddexp(0.0, eta) - w * eta) + 0.5 * np.sum(pen * beta**2))
-        p = expit(eta)
-        g = x.T @ (n * p - w) + pen * beta
-        return f, g
-
-    def hessian(beta):
-        p = expit(x @ beta)
-        return (x * (n * p * (1 - p))[:, None]).T @ x + np.diag(pen)
-
-    res = minimize(objective, np.zeros(x.shape[1]), jac=True, hess=hessian, method="trust-exact")
-    beta = res.x
-    return _Fit(x, n, w, beta, np.linalg.pinv(hessian(beta)), expit(x @ beta))
+    grad: np.ndarray
+    info: np.ndarray
+    loglik: float
+    pq: float
+    games: int
+    meat: np.ndarray
 
 
-def _model(fit: _Fit, meat: np.ndarray, names: Sequence[str], covariates: Sequence[str]):
-    n, p = fit.n, fit.p
-    slope = float(np.sum(n * p * (1 - p)) / np.sum(n)) if n.sum() else 0.0
+def _likelihood(x: np.ndarray, y: np.ndarray, beta: np.ndarray):
+    """Gradient, information, log-likelihood, ``sum p (1 - p)`` and each row's score.
+
+    Products of these tall, narrow matrices are numpy loops (``einsum``), not BLAS: the maps
+    run on several threads next to polars' own, and a threaded BLAS on top of those made one
+    chunk's products take seconds instead of milliseconds on a busy machine."""
+    eta = np.einsum("nk,k->n", x, beta)
+    p = expit(eta)
+    r = y - p
+    loglik = float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+    w = p * (1 - p)
+    grad = np.einsum("nk,n->k", x, r)
+    info = np.einsum("nk,nl->kl", x * w[:, None], x)
+    return grad, info, loglik, float(w.sum()), x * r[:, None]
+
+
+def _outer_part(chunk: Chunk, ids: np.ndarray, sums: np.ndarray):
+    """:func:`reports.aggregate.outer_part` with the outer products as a numpy loop (see
+    :func:`_likelihood`): the chunk's :class:`~reports.aggregate.Cross` of whole clusters
+    and the raw vectors of the clusters it may share with a neighbour."""
+    split = np.isin(ids, np.array(chunk.split_clusters(), dtype=ids.dtype))
+    whole = sums[~split]
+    cross = Cross(whole.sum(axis=0), np.einsum("ck,cl->kl", whole, whole), len(whole))
+    return cross, (ids[split], sums[split])
+
+
+def _penalty(width: int, l2: float) -> np.ndarray:
+    pen = np.full(width, l2)
+    pen[0] = 0.0  # the seat term is not penalised
+    return pen
+
+
+Fitted = tuple[np.ndarray, _Sums, np.ndarray]
+"""A converged model: its coefficients, the sums of its last pass, the bread there."""
+
+
+def _newton(evaluate, widths: Sequence[int], l2: float) -> list[Fitted]:
+    """Newton's method on the penalised log-likelihood of several models at once, from 0.
+
+    ``evaluate(indices, betas)`` returns the :class:`_Sums` of those models at those
+    coefficients (one pass over the data). A step that lowers the penalised likelihood is
+    halved. Returns per model its coefficients, the sums of the last pass and the inverse
+    penalised information there (the sandwich's bread)."""
+    pens = [_penalty(w, l2) for w in widths]
+    betas = [np.zeros(w) for w in widths]
+    sums = dict(zip(range(len(widths)), evaluate(range(len(widths)), betas), strict=True))
+    best: dict[int, tuple[float, np.ndarray]] = {}
+    done: dict[int, Fitted] = {}
+    for _ in range(MAX_PASSES):
+        todo = []
+        for i, s in sums.items():
+            pen, b = pens[i], betas[i]
+            f = s.loglik - 0.5 * float(np.sum(pen * b**2))
+            if i in best and f < best[i][0] - 1e-12 * abs(best[i][0]):
+                betas[i] = (best[i][1] + b) / 2  # overshot: back half way
+                todo.append(i)
+                continue
+            best[i] = (f, b)
+            info = s.info + np.diag(pen)
+            step = np.linalg.lstsq(info, s.grad - pen * b, rcond=None)[0]
+            if np.max(np.abs(step), initial=0.0) <= NEWTON_STEP:
+                done[i] = (b + step, s, np.linalg.pinv(info))
+            else:
+                betas[i] = b + step
+                todo.append(i)
+        if not todo:
+            return [done[i] for i in range(len(widths))]
+        sums = dict(zip(todo, evaluate(todo, [betas[i] for i in todo]), strict=True))
+    raise RuntimeError(f"the team model did not converge in {MAX_PASSES} Newton steps")
+
+
+def _model(fit, names: Sequence[str], covariates: Sequence[str]) -> TeamModel:
+    beta, s, bread = fit
+    slope = s.pq / s.games if s.games else 0.0
     terms = ["seat 0", *names, *covariates]
-    return TeamModel(terms, fit.beta, fit.bread @ meat @ fit.bread, slope, int(n.sum()))
-
-
-def _group_patterns(df: pl.DataFrame, keys: Sequence[str], n, w) -> pl.DataFrame:
-    return df.group_by(keys).agg(n=n, w=w).sort(keys)
+    return TeamModel(terms, beta, bread @ s.meat @ bread, slope, s.games)
 
 
 def fit_team_model(
@@ -331,41 +388,27 @@ def fit_team_model(
 ) -> TeamModel:
     """Fit the team model on ``games``: one row per game with ``cluster``, ``won`` (side A
     won), ``team_a`` and ``team_b`` (lists of dino names from ``names``) and each covariate
-    as a number (A's value minus B's). (The report fits the same model on pattern counts
-    summed chunk by chunk: :func:`team_models`.)"""
+    as a number (A's value minus B's). (The report fits the same model chunk by chunk:
+    :func:`team_models`.)"""
     k = len(names)
     if k > 62:
         raise ValueError("at most 62 dino names")
     df = games.select(
-        "cluster",
-        pl.col("won").cast(pl.Int64),
-        *covariates,
-        ma=_mask("team_a", names),
-        mb=_mask("team_b", names),
+        "cluster", "won", *covariates, ma=_mask("team_a", names), mb=_mask("team_b", names)
     )
-    keys = ["ma", "mb", *covariates]
-    pat = _group_patterns(df, keys, pl.len(), pl.col("won").sum()).with_row_index("pat")
-    fit = _fit_patterns(pat, k, covariates, l2)
-    # sandwich: sum over clusters of the outer products of their score sums
-    per_game = df.join(pat.select(*keys, "pat"), on=keys, how="left").select(
-        "cluster", "won", "pat"
-    )
-    idx = per_game["pat"].to_numpy()
-    resid = per_game["won"].to_numpy() - fit.p[idx]
-    _, cl = np.unique(per_game["cluster"].to_numpy(), return_inverse=True)
-    order = np.argsort(cl, kind="stable")
-    cl, idx, resid = cl[order], idx[order], resid[order]
-    meat = np.zeros((fit.x.shape[1], fit.x.shape[1]))
-    block = 200_000  # rows at a time, each block starting where a cluster starts
-    bounds = [0, *np.unique(np.searchsorted(cl, cl[::block][1:])).tolist(), len(cl)]
-    for a, b in itertools.pairwise(bounds):
-        if b <= a:
-            continue
-        c = cl[a:b]
-        starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-        g = np.add.reduceat(fit.x[idx[a:b]] * resid[a:b, None], starts, axis=0)
-        meat += g.T @ g
-    return _model(fit, meat, names, covariates)
+    x = _design(df, k, covariates)
+    y = df["won"].cast(pl.Float64).to_numpy()
+    _, ids = np.unique(df["cluster"].to_numpy(), return_inverse=True)
+
+    def evaluate(models, betas):
+        out = []
+        for beta in betas:
+            grad, info, loglik, pq, scores = _likelihood(x, y, beta)
+            _, per = cluster_sums(ids, scores)
+            out.append(_Sums(grad, info, loglik, pq, len(y), np.einsum("ck,cl->kl", per, per)))
+        return out
+
+    return _model(_newton(evaluate, [x.shape[1]], l2)[0], names, covariates)
 
 
 def _strategy_terms(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -397,70 +440,76 @@ def model_frame(games: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     return _strategy_terms(games)
 
 
-PATTERN_KEYS = ("ma", "mb", "strategy_0", "strategy_1", *DIFFS)
-
-
-def _patterns_map(chunk: Chunk, names: tuple[str, ...]) -> tuple[list[str], pl.DataFrame]:
-    """The chunk's decided games counted per pattern, compactly (the tables of every chunk
-    wait for the reduce): the bots as codes into the chunk's sorted labels (returned too),
-    the covariates as small integers."""
+def _step_map(chunk: Chunk, names: tuple[str, ...], models: tuple) -> list:
+    """One Newton pass over a chunk: every model's sums at its coefficients (``models``:
+    ``(covariates, beta)`` pairs), the meat as per-cluster score sums (split deals apart)."""
     df = chunk.derived(game_frame)
-    labels = sorted(set(df["strategy_0"]) | set(df["strategy_1"]))
-    code = {"old": labels, "new": list(range(len(labels))), "return_dtype": pl.Int8}
+    terms = {c for covariates, _ in models for c in covariates if c.startswith("bot ")}
     df = df.with_columns(
-        pl.col("strategy_0", "strategy_1").replace_strict(**code),
-        pl.col(*DIFFS).cast(pl.Int8),
-        ma=_mask("team_a", names),
-        mb=_mask("team_b", names),
+        *[_bot_term(c) for c in sorted(terms)], ma=_mask("team_a", names), mb=_mask("team_b", names)
     )
-    counts = df.group_by(list(PATTERN_KEYS)).agg(
-        n=pl.len().cast(pl.Int32), w=pl.col("won").sum().cast(pl.Int32)
+    y = df["won"].cast(pl.Float64).to_numpy()
+    ids = df["game_id"].to_numpy().astype(np.int64)  # in order: each game its own cluster
+    teams = _teams(df, len(names))
+    out = []
+    for covariates, beta in models:
+        x = _design(df, len(names), covariates, teams)
+        grad, info, loglik, pq, scores = _likelihood(x, y, np.asarray(beta))
+        if chunk.rotate:  # a deal's games are one cluster
+            meat = _outer_part(chunk, *cluster_sums(ids // chunk.n_players, scores))
+        else:
+            meat = _outer_part(chunk, ids, scores)
+        out.append((grad, info, loglik, pq, len(y), meat))
+    return out
+
+
+def _step_reduce(parts: list, names: tuple[str, ...], models: tuple) -> list[_Sums]:
+    out = []
+    for k, (_, beta) in enumerate(models):
+        mine = [p[k] for p in parts]
+        out.append(
+            _Sums(
+                sum(m[0] for m in mine),
+                sum(m[1] for m in mine),
+                float(sum(m[2] for m in mine)),
+                float(sum(m[3] for m in mine)),
+                int(sum(m[4] for m in mine)),
+                combine_outer([m[5] for m in mine], len(beta)).outer,
+            )
+        )
+    return out
+
+
+def _step(names: Sequence[str], specs: Sequence[Sequence[str]], betas) -> Partial:
+    models = tuple(
+        (tuple(c), tuple(float(v) for v in b)) for c, b in zip(specs, betas, strict=True)
     )
-    return labels, counts
+    return Partial("dtb_team_model", _step_map, _step_reduce, (tuple(names), models))
 
 
-def _patterns_reduce(parts: list[tuple], names: tuple[str, ...]) -> pl.DataFrame:
-    """Every chunk's counts summed per pattern, with the bots' labels and the covariates as
-    numbers (A minus B)."""
-    labels = sorted({label for part_labels, _ in parts for label in part_labels})
-    frames = []
-    for part_labels, counts in parts:
-        if counts.height:
-            code = {"old": list(range(len(part_labels))), "return_dtype": pl.Int16}
-            code["new"] = [labels.index(label) for label in part_labels]
-            recoded = pl.col("strategy_0", "strategy_1").replace_strict(**code)
-            frames.append(counts.with_columns(recoded, pl.col("n", "w").cast(pl.Int64)))
-    if not frames:
-        schema = {"ma": pl.Int64, "mb": pl.Int64, "strategy_0": pl.String,
-                  "strategy_1": pl.String, **dict.fromkeys(DIFFS, pl.Float64),
-                  "n": pl.Int64, "w": pl.Int64}  # fmt: skip
-        return pl.DataFrame(schema=schema)
-    named = {"old": list(range(len(labels))), "new": labels, "return_dtype": pl.String}
-    return concat_sum(frames, PATTERN_KEYS).with_columns(
-        pl.col("strategy_0", "strategy_1").replace_strict(**named), pl.col(*DIFFS).cast(pl.Float64)
-    )
+def _covariates(bonuses: bool, bots: Sequence[str]) -> list[str]:
+    return ["first", *(["fewer_dinos", "fewer_cards"] if bonuses else []), *bots]
 
 
-def patterns_partial(run: RunData) -> Partial:
-    """The decided games counted per pattern (:data:`PATTERN_KEYS`): games ``n``, A's wins
-    ``w``; the team models' data."""
-    return Partial("dtb_patterns", _patterns_map, _patterns_reduce, (tuple(dino_names(run)),))
+def bot_terms(run: RunData) -> list[str]:
+    """The team model's bot terms: one per bot of the lineup but the first (alphabetically)
+    when the seats' bots differ (every game seats the whole lineup: its first game names
+    them)."""
+    first = chunks(run)[0][0]
+    labels = run.read("players", first, ["strategy"])["strategy"].head(run.n_players)
+    return [f"bot {label}" for label in sorted(set(labels.cast(pl.String)))[1:]]
 
 
-def _meat_map(chunk: Chunk, names: tuple[str, ...], covariates: tuple[str, ...], beta: tuple):
-    """Per cluster, the sum over its games of the score ``x (won - p)`` (second pass)."""
-    df = chunk.derived(game_frame)
-    bots = [_bot_term(c) for c in covariates if c.startswith("bot ")]
-    df = df.with_columns(*bots, ma=_mask("team_a", names), mb=_mask("team_b", names))
-    x = _design(df, len(names), covariates)
-    resid = df["won"].to_numpy() - expit(x @ np.asarray(beta))
-    gid = df["game_id"].to_numpy().astype(np.int64)
-    ids = gid // chunk.n_players if chunk.rotate else gid
-    return outer_part(chunk, *cluster_sums(ids, x * resid[:, None]))
+def _model_specs(run: RunData, which: Sequence[bool]) -> list[list[str]]:
+    bots = bot_terms(run)
+    return [_covariates(bonuses, bots) for bonuses in which]
 
 
-def _meat_reduce(parts, names: tuple[str, ...], covariates: tuple[str, ...], beta: tuple):
-    return combine_outer(parts, len(beta)).outer
+def first_step(run: RunData, which: Sequence[bool] = (False, True)) -> Partial:
+    """The team models' first Newton pass (at 0), for the report's one pass."""
+    specs = _model_specs(run, which)
+    widths = [1 + len(dino_names(run)) + len(c) for c in specs]
+    return _step(dino_names(run), specs, [np.zeros(w) for w in widths])
 
 
 def team_models(
@@ -472,41 +521,27 @@ def team_models(
 ) -> list[TeamModel]:
     """The team models of the run's decided games, one per entry of ``which``: dinos, the
     first player, the bots, and when the entry is true also the fewer-dinos and fewer-cards
-    terms (see :func:`marker_bonuses`). Fitted on the pattern counts of the report's pass;
-    their variances together in one more pass when seats were rotated. ``games``: fit on
-    these :func:`games_side_by_side` rows instead."""
+    terms (see :func:`marker_bonuses`). Newton's method with every step's sums computed
+    chunk by chunk, the models side by side (one pass per step; the first in the report's
+    one pass). ``games``: fit on these :func:`games_side_by_side` rows instead."""
     names = dino_names(run)
     if games is not None:
         frame, bots = model_frame(games)
         return [fit_team_model(frame, names, _covariates(b, bots), l2) for b in which]
     if len(names) > 62:
         raise ValueError("at most 62 dino names")
-    patterns, bots = _strategy_terms(run_one(run, patterns_partial(run), mapper))
-    fits, steps = [], []
-    for bonuses in which:
-        covariates = _covariates(bonuses, bots)
-        keys = ["ma", "mb", *covariates]
-        pat = _group_patterns(patterns, keys, pl.col("n").sum(), pl.col("w").sum())
-        fit = _fit_patterns(pat, len(names), covariates, l2)
-        fits.append((fit, covariates))
-        args = (tuple(names), tuple(covariates), tuple(float(b) for b in fit.beta))
-        steps.append(Partial("dtb_team_meat", _meat_map, _meat_reduce, args))
-    if run.config.get("rotate"):
-        data, first_mapper = second_pass(run)
-        meats = run_all(data, steps, mapper or first_mapper)
-        meat = [meats[s] for s in steps]
-    else:  # every game its own cluster: sum over games of x x' (won - p)^2, per pattern
-        meat = []
-        for fit, _ in fits:
-            q = fit.w * (1 - fit.p) ** 2 + (fit.n - fit.w) * fit.p**2
-            meat.append((fit.x * q[:, None]).T @ fit.x)
-    return [
-        _model(fit, m, names, covariates) for (fit, covariates), m in zip(fits, meat, strict=True)
-    ]
+    specs = _model_specs(run, which)
+    known = getattr(run, "prefetched", {})
+    data, first_mapper = second_pass(run)
 
+    def evaluate(models, betas):
+        step = _step(names, [specs[i] for i in models], betas)
+        if step in known:
+            return known[step]
+        return run_one(data, step, mapper or first_mapper)
 
-def _covariates(bonuses: bool, bots: Sequence[str]) -> list[str]:
-    return ["first", *(["fewer_dinos", "fewer_cards"] if bonuses else []), *bots]
+    fits = _newton(evaluate, [1 + len(names) + len(c) for c in specs], l2)
+    return [_model(f, names, c) for f, c in zip(fits, specs, strict=True)]
 
 
 def team_model(
@@ -825,10 +860,10 @@ def end_reasons(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
 
 def partials(run: RunData) -> list[Partial]:
     """What the report's Table Battles sections read (computed in the report's one pass; the
-    team models' variances take a second pass when seats were rotated)."""
+    team models' later Newton steps take a pass each)."""
     if run.config["params"].get("setup") == "first_game":
         return [END_REASONS, FIRST]
-    return [END_REASONS, FIRST, SIZES, MATCHUPS, BONUS_SHARES, DRAFTED, patterns_partial(run)]
+    return [END_REASONS, FIRST, SIZES, MATCHUPS, BONUS_SHARES, DRAFTED, first_step(run)]
 
 
 # ------------------------------------------------------------------ plots

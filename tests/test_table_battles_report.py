@@ -135,6 +135,21 @@ def test_the_chunked_analyses_equal_the_whole_run(tmp_path, rotate):
         np.testing.assert_allclose(chunked.beta, whole.beta, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(chunked.cov, whole.cov, atol=1e-9 * np.abs(whole.cov).max())
         assert chunked.slope == pytest.approx(whole.slope, rel=1e-12)
+        # the maximum of the penalised likelihood: its gradient is 0 there
+        frame, _ = tb.model_frame(side)
+        x = np.column_stack(
+            [np.ones(side.height)]
+            + [
+                frame["team_a"].list.contains(t).cast(float).to_numpy()
+                - frame["team_b"].list.contains(t).cast(float).to_numpy()
+                for t in chunked.terms[1 : 1 + len(tb.dino_names(r))]
+            ]
+            + [frame[c].cast(float).to_numpy() for c in chunked.terms[1 + len(tb.dino_names(r)) :]]
+        )
+        p = expit(x @ chunked.beta)
+        penalty = np.r_[0.0, np.full(len(chunked.beta) - 1, tb.L2)]
+        grad = x.T @ (side["won"].cast(float).to_numpy() - p) - penalty * chunked.beta
+        assert np.abs(grad).max() < 1e-6
     rows = tb.seat_rows(r)
     expect = clustered_mean(rows, ["n_dinos", "n_dinos_opp"], "won", pl.col("cluster"))
     got = tb.size_matchups(split)
