@@ -74,12 +74,17 @@ from reports.aggregate import (
     chunks,
     cluster_cross,
     cluster_moments,
+    cluster_sums,
     combine_cross,
     combine_moments,
+    combine_outer,
+    concat_sum,
     mean_covariance,
     moments_to_mean,
+    outer_part,
     run_all,
     run_one,
+    second_pass,
 )
 from reports.section import Section
 from reports.source import RunData
@@ -99,37 +104,6 @@ def _cluster_ids(chunk: Chunk, game_id: np.ndarray) -> np.ndarray:
     """The cluster of each row from its ``game_id``: the deal with rotation, else the game."""
     g = game_id.astype(np.int64)
     return g // chunk.n_players if chunk.rotate else g
-
-
-def _cluster_sums(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows summed per cluster (rows come in cluster order): ``(cluster ids, sums)``."""
-    if len(ids) == 0:
-        return ids, np.zeros((0, *values.shape[1:]))
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    return ids[starts], np.add.reduceat(values, starts, axis=0)
-
-
-def _cross_part(chunk: Chunk, ids: np.ndarray, sums: np.ndarray) -> tuple[Cross, tuple]:
-    """A chunk's :class:`~reports.aggregate.Cross` of whole clusters and the raw sums of the
-    clusters it may share with a neighbour (``sums``: clusters x (S_1..S_k, n_1..n_k))."""
-    split = np.isin(ids, np.array(chunk.split_clusters(), dtype=np.int64))
-    whole = sums[~split]
-    cross = Cross(whole.sum(axis=0), whole.T @ whole, len(whole))
-    return cross, (ids[split], sums[split])
-
-
-def _combine(parts: Sequence[tuple[Cross, tuple]], width: int) -> Cross:
-    """The whole run's :class:`Cross` from every chunk's :func:`_cross_part`."""
-    total = Cross(np.zeros(width), np.zeros((width, width)), 0)
-    rest: dict[int, np.ndarray] = {}
-    for cross, (ids, sums) in parts:
-        total = total + cross
-        for i, row in zip(ids.tolist(), sums, strict=True):
-            rest[i] = rest.get(i, 0) + row
-    if rest:
-        v = np.array(list(rest.values()))
-        total = total + Cross(v.sum(axis=0), v.T @ v, len(v))
-    return total
 
 
 def _diff(m: np.ndarray, cov: np.ndarray, i: int, j: int) -> tuple[float, float]:
@@ -193,12 +167,20 @@ STRATA = 4
 """Strata of the lift at equal survivors: 1, 2, 3, and 4 or more surviving animals."""
 
 
-def _batched_part(chunk: Chunk, ids: np.ndarray, sums: np.ndarray) -> tuple:
-    """:func:`_cross_part` for ``T`` crosses at once (``sums``: clusters x T x W)."""
+def _batched_part(chunk: Chunk, ids: np.ndarray, per_trait) -> tuple:
+    """:func:`~reports.aggregate.outer_part` for ``T`` crosses (``per_trait``: each trait's
+    clusters x W sums, made one trait at a time so that a chunk never holds clusters x T x W
+    sums): the totals (T x W), outer products (T x W x W) and count of the whole clusters, and
+    the raw sums of the clusters the chunk may share with a neighbour (S x T x W)."""
     split = np.isin(ids, np.array(chunk.split_clusters(), dtype=np.int64))
-    whole = sums[~split]
-    outer = np.einsum("ctw,ctv->twv", whole, whole)
-    return (whole.sum(axis=0), outer, len(whole)), (ids[split], sums[split])
+    totals, outers, edges = [], [], []
+    for sums in per_trait:
+        whole = sums[~split] if split.any() else sums
+        totals.append(whole.sum(axis=0))
+        outers.append(np.einsum("cw,cv->wv", whole, whole))
+        edges.append(sums[split])
+    clusters = int(len(ids) - split.sum())
+    return (np.array(totals), np.array(outers), clusters), (ids[split], np.stack(edges, axis=1))
 
 
 def _batched_combine(parts: Sequence[tuple]) -> list[Cross]:
@@ -220,27 +202,25 @@ def _batched_combine(parts: Sequence[tuple]) -> list[Cross]:
 
 def _lift_map(chunk: Chunk):
     """Per cluster and trait: win share (and score) sums and counts of the seats without and
-    with the trait on a survivor, overall (W = 4) and by survivors' stratum (W = 4 STRATA)."""
+    with the trait on a survivor, overall (W = 4) and by survivors' stratum (W = 4 STRATA),
+    one trait at a time."""
     f = _seat_frame(chunk)
-    bits = ((f["mask"][:, None] >> np.arange(N_TRAITS)) & 1).astype(np.float64)
+    cl = f["cluster"]
     stratum = np.minimum(f["animals"], STRATA) - 1  # -1: no survivor (and so no trait)
+    z = np.stack([(stratum == k).astype(np.float64) for k in range(STRATA)], axis=1)
     out = []
     for value in ("share", "score"):
         y = f[value]
-        ids, s1 = _cluster_sums(f["cluster"], bits * y[:, None])
-        _, n1 = _cluster_sums(f["cluster"], bits)
-        _, tot = _cluster_sums(f["cluster"], np.c_[y, np.ones_like(y)])
-        raw = np.stack([tot[:, :1] - s1, s1, tot[:, 1:] - n1, n1], axis=2)
-        by = np.zeros((len(ids), N_TRAITS, 4 * STRATA))
-        for k in range(STRATA):
-            z = (stratum == k).astype(np.float64)
-            _, s1k = _cluster_sums(f["cluster"], bits * (y * z)[:, None])
-            _, n1k = _cluster_sums(f["cluster"], bits * z[:, None])
-            _, totk = _cluster_sums(f["cluster"], np.c_[y * z, z])
-            by[:, :, k] = totk[:, :1] - s1k  # without, stratum k
-            by[:, :, STRATA + k] = s1k  # with
-            by[:, :, 2 * STRATA + k] = totk[:, 1:] - n1k
-            by[:, :, 3 * STRATA + k] = n1k
+        ids, tot = cluster_sums(cl, np.c_[y, np.ones_like(y)])
+        _, totk = cluster_sums(cl, np.c_[y[:, None] * z, z])  # S per stratum, then n
+        raw, by = [], []
+        for t in range(N_TRAITS):
+            b = ((f["mask"] >> t) & 1).astype(np.float64)
+            _, sums = cluster_sums(cl, np.c_[b * y, b, (b * y)[:, None] * z, b[:, None] * z])
+            s1, n1 = sums[:, 0], sums[:, 1]
+            s1k, n1k = sums[:, 2 : 2 + STRATA], sums[:, 2 + STRATA :]
+            raw.append(np.c_[tot[:, 0] - s1, s1, tot[:, 1] - n1, n1])
+            by.append(np.c_[totk[:, :STRATA] - s1k, s1k, totk[:, STRATA:] - n1k, n1k])
         out.append((_batched_part(chunk, ids, raw), _batched_part(chunk, ids, by)))
     return out
 
@@ -314,6 +294,18 @@ def trait_lift(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _codes(column: pl.Series, labels: Sequence[str]) -> np.ndarray:
+    """Each value's position in ``labels``, through the categorical's codes (a string per
+    row would cost more than the rest of the map)."""
+    if column.dtype != pl.Categorical:
+        return column.cast(pl.String).replace_strict(list(labels), range(len(labels))).to_numpy()
+    values = column.unique()
+    physical = values.to_physical().to_numpy().astype(np.int64)
+    lookup = np.full(int(physical.max()) + 1, -1)
+    lookup[physical] = [labels.index(v) for v in values.cast(pl.String)]
+    return lookup[column.to_physical().to_numpy()]
+
+
 def _design(chunk: Chunk) -> tuple[dict, np.ndarray]:
     """The seat rows and their regressors: 1, cards played as each trait, as animals."""
     f = _seat_frame(chunk)
@@ -323,10 +315,11 @@ def _design(chunk: Chunk) -> tuple[dict, np.ndarray]:
     x[:, 0] = 1.0
     x[:, N_X - 1] = f["animals_played"]
     t = chunk.table("traits", ["game_id", "seat", "trait"])
-    if t.height:
+    if t.height:  # cards played per seat-game and trait: counts of (row, trait) pairs
         row = (t["game_id"].to_numpy() - chunk.start) * p + t["seat"].to_numpy()
-        code = t["trait"].cast(pl.String).replace_strict(list(TRAITS), list(range(N_TRAITS)))
-        np.add.at(x, (row, 1 + code.to_numpy()), 1.0)
+        code = _codes(t["trait"], TRAITS)
+        counts = np.bincount(row * N_TRAITS + code, minlength=rows * N_TRAITS)
+        x[:, 1 : 1 + N_TRAITS] = counts.reshape(rows, N_TRAITS)
     return f, x
 
 
@@ -360,13 +353,13 @@ def _meat_map(chunk: Chunk, beta: tuple[tuple[float, ...], ...]):
     out = []
     for k, value in enumerate(("share", "score")):
         e = f[value] - x @ b[:, k]
-        ids, g = _cluster_sums(f["cluster"], x * e[:, None])
-        out.append(_cross_part(chunk, ids, g))
+        ids, g = cluster_sums(f["cluster"], x * e[:, None])
+        out.append(outer_part(chunk, ids, g))
     return out
 
 
 def _meat_reduce(parts: list, beta) -> list[Cross]:
-    return [_combine([p[k] for p in parts], N_X) for k in range(2)]
+    return [combine_outer([p[k] for p in parts], N_X) for k in range(2)]
 
 
 def card_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
@@ -377,7 +370,9 @@ def card_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     ``verdict``. Two passes over the chunks: the fit, then its residuals."""
     fit = run_one(run, CARD_FIT, mapper)
     beta = fit["beta"]
-    meat = run_one(run, Partial("oos_card_meat", _meat_map, _meat_reduce, (_frozen(beta),)), mapper)
+    data, first_mapper = second_pass(run)  # the run itself, and the one pass's mapper
+    step = Partial("oos_card_meat", _meat_map, _meat_reduce, (_frozen(beta),))
+    meat = run_one(data, step, mapper or first_mapper)
     inv = np.linalg.pinv(fit["xtx"])
     covs = []
     for cross in meat:
@@ -457,16 +452,20 @@ ATTACKS_ALL = Partial(
 
 
 def _outcomes_map(chunk: Chunk) -> pl.DataFrame:
+    """The chunk's attacks counted by last defence and outcome (a few rows, not one per
+    attack)."""
     a = chunk.table("attacks", ["defence_used", "outcome"])
-    return a.select(pl.col("defence_used").cast(pl.String), pl.col("outcome").cast(pl.String))
+    return a.group_by(
+        pl.col("defence_used").cast(pl.String), pl.col("outcome").cast(pl.String)
+    ).agg(attacks=pl.len().cast(pl.Int64))
 
 
 def _outcomes_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
-    df = pl.concat([p for p in parts if p.height] or [pl.DataFrame(schema=_OUT)])
-    return df.group_by("defence_used", "outcome").agg(attacks=pl.len())
+    df = concat_sum(parts, ["defence_used", "outcome"])
+    return df if df.height else pl.DataFrame(schema=_OUT)
 
 
-_OUT = {"defence_used": pl.String, "outcome": pl.String}
+_OUT = {"defence_used": pl.String, "outcome": pl.String, "attacks": pl.Int64}
 ATTACK_COUNTS = Partial("oos_attack_counts", _outcomes_map, _outcomes_reduce)
 
 
@@ -502,14 +501,16 @@ def _defender_trait_map(chunk: Chunk):
     ids_rows = _cluster_ids(chunk, a["game_id"].to_numpy())
     mask = a["defender_traits"].to_numpy().astype(np.int64)
     killed = (a["outcome"].cast(pl.String) == "killed").to_numpy().astype(np.float64)
-    bits = ((mask[:, None] >> np.arange(N_TRAITS)) & 1).astype(np.float64)
-    ids, s = _cluster_sums(ids_rows, bits * killed[:, None])
-    _, n = _cluster_sums(ids_rows, bits)
-    return _cross_part(chunk, ids, np.c_[s, n] if len(ids) else np.zeros((0, 2 * N_TRAITS)))
+    ids, sums = np.unique(ids_rows), np.zeros((0, 2 * N_TRAITS))
+    if len(ids):  # one trait at a time: never attacks x traits
+        bits = (((mask >> t) & 1).astype(np.float64) for t in range(N_TRAITS))
+        per = [cluster_sums(ids_rows, np.c_[b * killed, b])[1] for b in bits]
+        sums = np.c_[tuple(p[:, 0] for p in per) + tuple(p[:, 1] for p in per)]
+    return outer_part(chunk, ids, sums)
 
 
 def _defender_trait_reduce(parts: list):
-    return mean_covariance(_combine(parts, 2 * N_TRAITS))
+    return mean_covariance(combine_outer(parts, 2 * N_TRAITS))
 
 
 KILLS_BY_TRAIT = Partial("oos_kills_by_trait", _defender_trait_map, _defender_trait_reduce)

@@ -272,6 +272,36 @@ def test_analyses_do_not_depend_on_the_chunking(runs):
     assert ga["mean"] == pytest.approx(gb["mean"]) and ga["se"] == pytest.approx(gb["se"])
 
 
+def _nbytes(result) -> int:
+    """The memory a partial's per-chunk result holds (arrays, frames, and their containers)."""
+    if isinstance(result, pl.DataFrame):
+        return result.estimated_size()
+    if isinstance(result, np.ndarray):
+        return result.nbytes
+    if isinstance(result, dict):
+        return sum(_nbytes(v) for v in result.values())
+    if isinstance(result, (tuple, list)):
+        return sum(_nbytes(v) for v in result)
+    if hasattr(result, "__dataclass_fields__"):
+        return sum(_nbytes(getattr(result, f)) for f in result.__dataclass_fields__)
+    return 8
+
+
+def test_every_partial_keeps_a_small_result_per_chunk(runs):
+    """What a chunk hands to the reduce does not grow with its games: a chunk of 1,200 games
+    and one of 250 leave results of about the same size (the report's memory is flat in the
+    number of games)."""
+    from reports.aggregate import map_chunk
+
+    one, split = runs
+    beta = ((0.0, 0.0),) * oos.N_X  # the card fit's residual pass: any coefficients will do
+    meat = oos.Partial("oos_card_meat", oos._meat_map, oos._meat_reduce, (beta,))
+    for p in [*oos.partials(one), meat]:
+        big = _nbytes(map_chunk((one, 0, 0, 1200, (p,))))
+        small = _nbytes(map_chunk((split, 1, 250, 500, (p,))))
+        assert big < 2 * small + 4096, (p.name, big, small)
+
+
 def test_the_report_builds_with_every_section(runs, tmp_path):
     from simulate.cli.analysis_commands import write_report
 

@@ -157,9 +157,27 @@ def test_the_chunked_analyses_equal_the_whole_run(tmp_path, rotate):
         np.testing.assert_allclose(got[c].to_numpy(), expect[c].to_numpy(), rtol=1e-10)
     first = clustered_mean(rows.filter(pl.col("first")), ["seat"], "won", pl.col("cluster"))
     assert tb.first_player(split)["n"][0] == first["n"].sum()
+    from reports.aggregate import map_chunk
     from reports.build import report
 
     assert "## Draft ratings: printed against simulated" in report(split, tb)[1]
+    for p in tb.partials(r):  # what a chunk hands to the reduce does not grow with its games
+        big = result_bytes(map_chunk((r, 0, 0, 1204, (p,))))
+        small = result_bytes(map_chunk((split.run, 1, 301, 602, (p,))))
+        assert big < 2 * small + 4096, (p.name, big, small)
+
+
+def result_bytes(result) -> int:
+    """The memory a partial's per-chunk result holds (arrays, frames, and their containers)."""
+    if isinstance(result, pl.DataFrame):
+        return result.estimated_size()
+    if isinstance(result, np.ndarray):
+        return result.nbytes
+    if isinstance(result, (tuple, list)):
+        return sum(result_bytes(v) for v in result)
+    if hasattr(result, "__dataclass_fields__"):
+        return sum(result_bytes(getattr(result, f)) for f in result.__dataclass_fields__)
+    return 8
 
 
 def synthetic(n: int, strength: dict[str, float], seed: int = 1) -> pl.DataFrame:
