@@ -136,10 +136,12 @@ def run_one(run: RunData, partial: Partial, mapper: Mapper | None = None) -> Any
 
 def local_mapper(workers: int | None = None) -> Mapper:
     """Map over chunks on a few threads of this process (reading Parquet and polars release the
-    GIL), keeping the order; memory: one chunk's tables per thread."""
+    GIL), keeping the order; memory: one chunk's tables per thread. By default one thread more
+    than the cores, so a chunk's reading overlaps another's work (10M-game DKD report on 2
+    cores: 60 s with 2 threads, 49 s with 3)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    n = workers or min(4, os.cpu_count() or 1)
+    n = workers or min(4, (os.cpu_count() or 1) + 1)
 
     def mapper(fn, items):
         items = list(items)
