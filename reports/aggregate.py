@@ -300,10 +300,11 @@ def _cross(per: pl.DataFrame, group: str, groups: Sequence[Any]) -> Cross:
         return Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
     index = {g: i for i, g in enumerate(groups)}
     codes, rows = np.unique(per["_cluster"].to_numpy(), return_inverse=True)
-    v = np.zeros((len(codes), 2 * k))
-    col = np.array([index[g] for g in per[group].to_list()])
-    np.add.at(v, (rows, col), per["s"].to_numpy())
-    np.add.at(v, (rows, k + col), per["n"].to_numpy())
+    col = np.array([index[g] for g in per[group].to_list()], dtype=np.int64)
+    cell, size = rows * k + col, len(codes) * k
+    s = np.bincount(cell, weights=per["s"].to_numpy(), minlength=size)
+    n = np.bincount(cell, weights=per["n"].to_numpy(), minlength=size)
+    v = np.hstack([s.reshape(-1, k), n.reshape(-1, k)])
     return Cross(v.sum(axis=0), v.T @ v, len(codes))
 
 

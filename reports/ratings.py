@@ -44,10 +44,9 @@ def _per_game(chunk: Chunk, labels: Sequence[str]) -> tuple[np.ndarray, np.ndarr
     code = df["strategy"].replace_strict(list(labels), list(range(len(labels)))).to_numpy()
     gid = df["game_id"].to_numpy()[::p]
     row = np.arange(df.height) // p
-    counts = np.zeros((len(gid), len(labels)))
-    wins = np.zeros_like(counts)
-    np.add.at(counts, (row, code), 1.0)
-    np.add.at(wins, (row, code), df["share"].to_numpy())
+    cell, size, shape = row * len(labels) + code, len(gid) * len(labels), (len(gid), len(labels))
+    counts = np.bincount(cell, minlength=size).astype(np.float64).reshape(shape)
+    wins = np.bincount(cell, weights=df["share"].to_numpy(), minlength=size).reshape(shape)
     return gid, counts, wins
 
 
