@@ -7,14 +7,15 @@ The method: iterate *play, measure, update* until the values stop moving.
    probability model of the final win share on the position at the auction, values relative to
    the average gene sold that round, in points). That is the first table.
 1. Play ``games`` games of ``heuristic`` self-play with the current table (new seeds each
-   iteration), measure again, and move the table towards the measurement: by half in
-   iterations 1-3, then by 1/(k-1) in iteration k (a running mean of the later measurements,
-   which averages out their sampling noise while the early steps follow the bots' changes).
+   iteration) and measure again; the table after iteration k is the mean of the measurements
+   of iterations 1..k (:func:`damping`: fictitious play, which averages out their sampling
+   noise). A gene still measured above its price gets a bidding premium
+   (:data:`PREMIUM_GAIN` of the surplus per iteration, at most :data:`PREMIUM_CAP`).
 
 Each measurement also fits the same model on the positions of smaller, median and larger
 species (a dino or more below the round's median, at it, above it) and on each climate field;
-those values are shrunk towards the round's value by their precision (a prior spread of 1
-point: ``v_round + (v_subset - v_round) / (1 + se^2)``) and become the table's state shifts.
+those become the table's state shifts, in points per expected round left pooled over the
+rounds by precision and shrunk towards 0 (:func:`state_shifts`, :data:`PRIOR_PER_ROUND`).
 Round 1 is not measurable (every portrait is the same then): its values are round 2's scaled
 by the expected rounds left. What moved between iterations (the values, the surplus of each
 gene, the prices) is printed per iteration and written into the file's provenance.
