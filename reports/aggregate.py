@@ -212,12 +212,63 @@ def _fold(per_cluster: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 
 def per_cluster(chunk: Chunk, df: pl.DataFrame, by: list[str], value: str) -> pl.DataFrame:
-    """Sum (``s``) and count (``n``) of ``value`` per group ``by`` and cluster (``_cluster``)."""
+    """Sum (``s``) and count (``n``) of ``value`` per group ``by`` and cluster (``_cluster``),
+    groups and clusters ascending. Integer, boolean and string groups are summed by ``bincount``
+    over one packed key (several times faster than polars' group-by on a large chunk); other
+    groups by polars."""
+    packed = _per_cluster_packed(chunk, df, by, value)
+    if packed is not None:
+        return packed
     return (
         df.with_columns(_cluster=chunk.cluster())
         .group_by([*by, "_cluster"])
         .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
+        .sort([*by, "_cluster"])
     )
+
+
+def _per_cluster_packed(
+    chunk: Chunk, df: pl.DataFrame, by: list[str], value: str
+) -> pl.DataFrame | None:
+    """:func:`per_cluster` by ``bincount`` when every group column is an integer, boolean or
+    string without nulls (strings coded by their rank in the chunk) and the packed key space
+    is not much larger than the rows; else ``None``."""
+    columns = [*by, value, "game_id"]
+    kinds = all(df.schema[c].is_integer() or df.schema[c] in (pl.Boolean, pl.String) for c in by)
+    if not kinds or df.height == 0 or any(df[c].null_count() for c in columns):
+        return None
+    gid = df["game_id"].to_numpy()
+    cluster = gid // chunk.n_players if chunk.rotate else gid
+    low = int(cluster.min())
+    span = int(cluster.max()) - low + 1
+    key, stride, ranges = cluster - low, span, []
+    for c in reversed(by):  # the cluster varies fastest, then the last group column ...
+        if df.schema[c] == pl.String:  # strings by their rank among the chunk's values
+            labels = pl.Series(df[c].unique().sort().to_list(), dtype=pl.String)  # own copy:
+            # a view into the chunk's strings would keep them alive until the reduce
+            v = df[c].replace_strict(labels, range(len(labels)), return_dtype=pl.Int64)
+            v, lo, width = v.to_numpy(), 0, len(labels)
+        else:
+            v, labels = df[c].to_numpy().astype(np.int64), None
+            lo = int(v.min())
+            width = int(v.max()) - lo + 1
+        key = key + (v - lo) * stride
+        ranges.append((c, lo, width, stride, labels))
+        stride *= width
+        if stride > 4 * df.height + 1024:
+            return None
+    s = np.bincount(key, weights=df[value].to_numpy().astype(np.float64), minlength=stride)
+    n = np.bincount(key, minlength=stride)
+    seen = np.flatnonzero(n)  # ascending: sorted by the group columns, then the cluster
+    out = {}
+    for c, lo, w, st, labels in reversed(ranges):
+        code = (seen // st) % w + lo
+        out[c] = labels.gather(code) if labels is not None else pl.Series(c, code)
+        out[c] = out[c].alias(c).cast(df.schema[c])
+    out["_cluster"] = pl.Series("_cluster", seen % span + low, dtype=pl.Int64)
+    out["s"] = pl.Series("s", s[seen])
+    out["n"] = pl.Series("n", n[seen].astype(np.float64))
+    return pl.DataFrame(out)
 
 
 def cluster_moments(
@@ -298,9 +349,8 @@ def _cross(per: pl.DataFrame, group: str, groups: Sequence[Any]) -> Cross:
     k = len(groups)
     if per.height == 0:
         return Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
-    index = {g: i for i, g in enumerate(groups)}
     codes, rows = np.unique(per["_cluster"].to_numpy(), return_inverse=True)
-    col = np.array([index[g] for g in per[group].to_list()], dtype=np.int64)
+    col = per[group].replace_strict(list(groups), range(k), return_dtype=pl.Int64).to_numpy()
     cell, size = rows * k + col, len(codes) * k
     s = np.bincount(cell, weights=per["s"].to_numpy(), minlength=size)
     n = np.bincount(cell, weights=per["n"].to_numpy(), minlength=size)

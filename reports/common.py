@@ -368,8 +368,13 @@ def _lead_map(chunk: Chunk, progress: Frame) -> pl.DataFrame:
     winner = players.argmax(axis=1)
     block = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(game)]))
     mine = score[np.arange(len(game)), winner[block]]
-    top = score.max(axis=1)
-    leads = (mine == top) & ((score == top[:, None]).sum(axis=1) == 1)
+    top = score[:, 0].copy()  # column by column: numpy's axis-1 reductions of short rows
+    for j in range(1, p):  # are several times slower
+        np.maximum(top, score[:, j], out=top)
+    at_top = np.zeros(len(top), np.int64)
+    for j in range(p):
+        at_top += score[:, j] == top
+    leads = (mine == top) & (at_top == 1)
     behind_round = np.where(leads, -1, rnd)
     last_behind = np.maximum.reduceat(behind_round, first)
     led_from = np.where(last_behind < 0, rnd[first], last_behind + 1)

@@ -64,10 +64,21 @@ def figure_rounds(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
 
 
 def _holding_map(chunk: Chunk) -> pl.DataFrame:
+    """Seat-rounds and rounds won, holding the figure and not (counted with numpy: a chunk's
+    turns are millions of rows)."""
     turns = chunk.table("turns", ["seat", "holder", "won"])
-    return turns.group_by(holding=pl.col("seat") == pl.col("holder")).agg(
-        rounds=pl.len(), won=pl.col("won").sum()
+    holding = turns["seat"].to_numpy() == turns["holder"].to_numpy()
+    won = turns["won"].to_numpy()
+    held, won_held = int(holding.sum()), int((won & holding).sum())
+    df = pl.DataFrame(
+        {
+            "holding": [False, True],
+            "rounds": [turns.height - held, held],
+            "won": [int(won.sum()) - won_held, won_held],
+        },
+        schema={"holding": pl.Boolean, "rounds": pl.Int64, "won": pl.Int64},
     )
+    return df.filter(pl.col("rounds") > 0)
 
 
 def _holding_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
@@ -119,8 +130,8 @@ def first_holder_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFra
 def _cards_map(chunk: Chunk) -> pl.DataFrame:
     turns = chunk.table("turns", ["card_id", "won", "strength"])
     return turns.group_by("card_id").agg(
-        played=pl.len(),
-        won=pl.col("won").sum(),
+        played=pl.len().cast(pl.Int64),
+        won=pl.col("won").cast(pl.Int64).sum(),
         strength=pl.col("strength").cast(pl.Int64).sum(),
     )
 
@@ -195,9 +206,8 @@ def progress(chunk: Chunk) -> pl.DataFrame:
         raise ValueError("turns rows are not whole rounds of every game")
     rounds = turns.height // (games * chunk.n_players)
     won = turns["won"].to_numpy().reshape(games, rounds, chunk.n_players).astype(np.int16)
-    return turns.select("game_id", "round", "seat").with_columns(
-        score=pl.Series(won.cumsum(axis=1).ravel())
-    )
+    np.cumsum(won, axis=1, out=won)
+    return turns.select("game_id", "round", "seat").with_columns(score=pl.Series(won.ravel()))
 
 
 def partials(run: RunData) -> list[Partial]:

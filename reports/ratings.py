@@ -60,8 +60,10 @@ def _compositions_map(chunk: Chunk) -> pl.DataFrame:
     uniq, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     comps = counts[first]
     games = np.bincount(inverse, minlength=len(uniq))
-    totals = np.zeros((len(uniq), len(labels)))
-    np.add.at(totals, inverse, wins)
+    totals = np.stack(
+        [np.bincount(inverse, weights=wins[:, i], minlength=len(uniq)) for i in range(len(labels))],
+        axis=1,
+    )
     rows = []
     for c, comp in enumerate(comps):
         key = "\t".join("\t".join([labels[i]] * int(n)) for i, n in enumerate(comp) if n > 0)

@@ -8,9 +8,12 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reports import common, ratings
 from reports import dino_kontra_dino as dkd
+from reports.aggregate import Chunk, per_cluster
 from reports.stats import Z95, clustered_mean
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
@@ -180,3 +183,44 @@ def test_capped_games_are_none_where_a_game_cannot_be_capped(split_run):
                           "capped": [True, False] * 5})  # fmt: skip
     out = common.capped_games(FrameRun({"games": games}, 2, False, 4))
     assert out["capped"] == 5 and out["share"] == 0.5 and out["lo"] < 0.5 < out["hi"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 400),
+    rotate=st.booleans(),
+    players=st.integers(2, 5),
+    first_game=st.integers(0, 50),
+    kinds=st.lists(st.sampled_from(["int", "bool", "str", "wide"]), max_size=2),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_packed_per_cluster_sums_equal_a_group_by(rows, rotate, players, first_game, kinds, seed):
+    """The bincount path of ``per_cluster`` gives the group-by's rows, types and sums, for
+    integer, boolean and string groups, whether or not games form deals; a group too sparse to
+    pack falls back to the group-by."""
+    rng = np.random.default_rng(seed)
+    columns = {"game_id": np.sort(rng.integers(first_game, first_game + 60, rows))}
+    for i, kind in enumerate(kinds):
+        name = f"g{i}"
+        if kind == "int":
+            columns[name] = pl.Series(name, rng.integers(-3, 4, rows), dtype=pl.Int8)
+        elif kind == "bool":
+            columns[name] = rng.random(rows) < 0.5
+        elif kind == "str":
+            columns[name] = rng.choice(["greedy", "cautious[aim=0.9,figure=1]", "b"], rows)
+        else:
+            columns[name] = rng.integers(0, 10**9, rows)
+    columns["share"] = rng.random(rows)
+    df = pl.DataFrame(columns)
+    chunk = Chunk(0, 0, 10**6, players, rotate, None)
+    by = [f"g{i}" for i in range(len(kinds))]
+    got = per_cluster(chunk, df, by, "share")
+    want = (
+        df.with_columns(_cluster=chunk.cluster())
+        .group_by([*by, "_cluster"])
+        .agg(s=pl.col("share").sum(), n=pl.len().cast(pl.Float64))
+        .sort([*by, "_cluster"])
+    )
+    assert got.schema == want.schema
+    assert got.drop("s").equals(want.drop("s"))
+    assert np.allclose(got["s"].to_numpy(), want["s"].to_numpy(), rtol=1e-12, atol=0)

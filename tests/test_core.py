@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rules.core import jit
 from rules.core.errors import DataFileError, RuleError
 from rules.core.params import parse_assignments, read_rules_file
 from rules.core.rng import bounded, game_key, mix64, next_u64, seed_streams, shuffle, uniform
@@ -144,3 +148,35 @@ def test_strategy_lineups():
     ]:
         with pytest.raises(StrategyError, match=message):
             REGISTRY.lineup(text, 4)
+
+
+def _ast_imports(path: Path, package: str) -> set[str]:
+    """The modules a file imports by Python's own parser (the reference for the scanner)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: -node.level]
+                base = ".".join([*parent, base] if base else parent)
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
+    return {".".join(n.split(".")[:i]) for n in names for i in range(1, n.count(".") + 2)}
+
+
+def test_the_kernel_digest_sees_every_import_the_parser_sees():
+    """The import scanner behind the compiled kernels' freshness stamp misses no module that
+    ``ast`` finds, in any project file (a miss would let an edited rule run stale code)."""
+    root = jit._PROJECT_ROOT
+    files = [p for d in ("rules", "simulate", "strategies", "reports", "tests")
+             for p in (root / d).rglob("*.py")]  # fmt: skip
+    assert len(files) > 100
+    for path in files:
+        package = ".".join(path.relative_to(root).with_suffix("").parts)
+        missed = _ast_imports(path, package) - jit._imported_modules(path, path.stat().st_mtime)
+        assert not missed, (path, sorted(missed))
+    kernel = root / "simulate" / "games" / "dino_kontra_dino" / "kernel.py"
+    closure = jit._closure(kernel, kernel.stat().st_mtime)
+    assert root / "rules" / "dino_kontra_dino" / "engine.py" in closure

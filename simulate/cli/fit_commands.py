@@ -38,11 +38,20 @@ def fit(
         Path | None, typer.Option("--rules", help="A TOML file of rule changes.")
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    start: Annotated[
+        Path | None,
+        typer.Option(
+            "--start",
+            help="Refine this table instead of fitting from scratch: keep its measured values "
+            "and move its bidding premiums until prices match values (EVO).",
+        ),
+    ] = None,
 ) -> None:
     """Fit the bots' valuations by self-play for these rules and write them to --out.
 
     Example: dinolab fit evo --set start_points=10 --out values10.csv, then
     dinolab simulate evo --set start_points=10 --strategy "heuristic[values=values10.csv]".
+    Refine an existing table: dinolab fit evo --start values10.csv --out values10b.csv.
     """
     from rules.core.params import parse_assignments, read_rules_file
     from simulate.games import get_game
@@ -70,5 +79,6 @@ def fit(
     request = FitRequest(
         params=params, players=counts, games=games, iterations=iterations, seed=seed, out=out,
         workers=workers, report=importlib.import_module(g.report), echo=echo,
+        start=str(start) if start else None,
     )  # fmt: skip
     g.fit(request)

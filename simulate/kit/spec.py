@@ -87,6 +87,8 @@ class FitRequest:
     measure with the report's own analyses, and ``simulate`` never imports ``reports``."""
     echo: Callable[[str], None]
     """Progress lines (one per iteration)."""
+    start: str | None = None
+    """A table to refine instead of fitting from scratch (EVO: ``--start values.csv``)."""
 
 
 class RuleBroken(AssertionError):

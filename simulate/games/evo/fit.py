@@ -12,6 +12,14 @@ The method: iterate *play, measure, update* until the values stop moving.
    noise). A gene still measured above its price gets a bidding premium
    (:data:`PREMIUM_GAIN` of the surplus per iteration, at most :data:`PREMIUM_CAP`).
 
+*Refining* (``--start FILE``): keep FILE's measured values and state shifts, and move only the
+premiums, by :data:`REFINE_GAIN` times each round's measured surplus per iteration, up or down
+(within :data:`REFINE_CAP`): a tatonnement on the bids, which settles where every gene's price
+matches its measured worth. Each iteration plays the current table on new seeds. The table
+written averages the premiums of the second half of the iterations (Polyak averaging: the
+iterates wander around the fixed point by the measurements' noise), and is measured once
+more on new seeds (the provenance's ``final`` line).
+
 Each measurement also fits the same model on the positions of smaller, median and larger
 species (a dino or more below the round's median, at it, above it) and on each climate field;
 those become the table's state shifts, in points per expected round left pooled over the
@@ -23,6 +31,7 @@ gene, the prices) is printed per iteration and written into the file's provenanc
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import math
 import tempfile
@@ -34,13 +43,18 @@ from rules.core.errors import DinolabError
 from rules.evo.constants import GENES, MAX_CYCLE
 from rules.evo.state import make_table
 from simulate.kit.spec import FitRequest
-from strategies.evo.values import SIZES, write
+from strategies.evo.values import SIZES, load, write
 
 PREMIUM_GAIN = 0.25
 """How much of a gene's measured surplus (points) is added to its bidding premium per
 iteration."""
 PREMIUM_CAP = 2.0
-"""Largest bidding premium (points)."""
+"""Largest bidding premium (points) of a fit from scratch; a refinement allows
+:data:`REFINE_CAP` either way."""
+REFINE_GAIN = 0.2
+"""How much of a gene's measured surplus moves its premium per iteration of a refinement."""
+REFINE_CAP = 4.0
+"""Largest premium, up or down, of a refinement (points)."""
 PRIOR_PER_ROUND = 0.1
 """Spread of the state shifts' prior, in points per expected round left: a pooled shift
 measured with this standard error is pulled half way to 0."""
@@ -67,9 +81,10 @@ def _values(report, positions: pl.LazyFrame, sold: pl.DataFrame) -> dict:
     return out
 
 
-def measure(run, report) -> dict:
-    """One iteration's measurement from a finished run: values per round, gene and state,
-    the average price and median species size per round, and the report's gene summary."""
+def measure(run, report, states: bool = True) -> dict:
+    """One iteration's measurement from a finished run: values per round, gene and state
+    (``states=False``: the rounds' values only), the average price and median species size per
+    round, and the report's gene summary."""
     prices = report.gene_prices(run)
     sold = prices.select("gene", "round", "sold")
     fields = run.scan("rounds").select("game_id", "round", "climate_field")
@@ -83,12 +98,12 @@ def measure(run, report) -> dict:
         .then(2)
         .otherwise(1)
     )
-    states = {"all": _values(report, pos, sold)}
-    for i, name in enumerate(SIZES):
-        states[name] = _values(report, pos.filter(pl.col("size") == i), sold)
-    for f in range(MAX_CYCLE):
+    measured = {"all": _values(report, pos, sold)}
+    for i, name in enumerate(SIZES if states else ()):
+        measured[name] = _values(report, pos.filter(pl.col("size") == i), sold)
+    for f in range(MAX_CYCLE if states else 0):
         sub = pos.filter(pl.col("climate_field") == f)
-        states[f"field={f}"] = _values(report, sub, sold)
+        measured[f"field={f}"] = _values(report, sub, sold)
     average = prices.group_by("round").agg(
         price=(pl.col("paid_mean") * pl.col("sold")).sum() / pl.col("sold").sum()
     )
@@ -107,7 +122,7 @@ def measure(run, report) -> dict:
         .collect(engine="streaming")
     )
     spaces = {int(r): int(m) for r, m in meteor.iter_rows()}
-    return {"states": states, "price": paid, "median": medians, "summary": summary,
+    return {"states": measured, "price": paid, "median": medians, "summary": summary,
             "meteor": spaces, "surplus": surplus}  # fmt: skip
 
 
@@ -164,16 +179,19 @@ def table_from(m: dict, rounds: int, left: dict[int, float]) -> dict:
     return {"cells": cells, "price": price, "median": median}
 
 
-def raise_premiums(table: dict, m: dict, rounds: int) -> None:
-    """Move each gene's bidding premium by :data:`PREMIUM_GAIN` times the surplus the logs
-    measured (value minus price, relative, per round), never below 0; round 1 (not measurable)
-    takes round 2's."""
+def raise_premiums(
+    table: dict, m: dict, rounds: int, gain: float = PREMIUM_GAIN, low: float = 0.0,
+    high: float = PREMIUM_CAP,
+) -> None:  # fmt: skip
+    """Move each gene's bidding premium by ``gain`` times the surplus the logs measured (value
+    minus price, relative, per round), kept within [``low``, ``high``]; round 1 (not
+    measurable) takes round 2's."""
     premium = table.setdefault("premium", {})
     for r in range(2, rounds + 1):
         for g in GENES:
             if (r, g) in m["surplus"]:
-                step = PREMIUM_GAIN * m["surplus"][(r, g)]
-                premium[(r, g)] = min(PREMIUM_CAP, max(0.0, premium.get((r, g), 0.0) + step))
+                step = gain * m["surplus"][(r, g)]
+                premium[(r, g)] = min(high, max(low, premium.get((r, g), 0.0) + step))
     for g in GENES:
         premium[(1, g)] = premium.get((2, g), 0.0)
 
@@ -215,6 +233,31 @@ def rows_of(table: dict, players: int, left: dict[int, float], se: dict) -> list
     return rows
 
 
+def read_table(path: str, players: int) -> tuple[dict, dict, dict]:
+    """The rows of a value table file for ``players`` as a fit's table (cells, prices,
+    medians, premiums), with the rounds left and standard errors it was written with."""
+    load(path)  # one-line errors for a malformed file
+    with open(path, encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
+                if int(float(r["players"])) == players]  # fmt: skip
+    if not rows:
+        raise DinolabError(f"fit: {Path(path).name} has no rows for {players} players")
+    table: dict = {"cells": {}, "price": {}, "median": {}, "premium": {}}
+    left, se = {}, {}
+    for r in rows:
+        rnd, gene, state = int(float(r["round"])), r["gene"].strip(), r["state"].strip()
+        table["cells"][(rnd, gene, state)] = float(r["value"])
+        table["price"][rnd] = float(r["price"] or 0)
+        table["median"][rnd] = float(r["median_dinos"] or 0)
+        if state == "all":
+            table["premium"][(rnd, gene)] = float(r.get("premium") or 0)
+        if r.get("rounds_left"):
+            left[rnd] = float(r["rounds_left"])
+        if r.get("se"):
+            se[(rnd, gene, state)] = float(r["se"])
+    return table, left, se
+
+
 def moved(old: dict, new: dict, sold: dict) -> float:
     """Sold-weighted mean absolute change of the rounds' values (round 2 on), in points."""
     num = den = 0.0
@@ -227,8 +270,31 @@ def moved(old: dict, new: dict, sold: dict) -> float:
     return num / den if den else float("nan")
 
 
+def _summary_line(n: int, k: int, iterations: int, bots: str, step: str, m: dict,
+                  table: dict) -> str:  # fmt: skip
+    """One iteration's progress line (also written into the file's provenance); ``step``: how
+    far the measured values moved from the table, if the fit follows them."""
+    s = m["summary"]
+    top = s.sort("surplus", descending=True).row(0, named=True) if s.height else None
+    paid = {r["gene"]: r["paid"] for r in s.iter_rows(named=True)}
+    premium = table.get("premium") or {}
+    each = {r["gene"]: r["surplus"] for r in s.iter_rows(named=True)}
+    return (
+        f"{n} players, iteration {k}/{iterations} ({bots}): "
+        + (f"measured values {step} points from the table; " if step else "")
+        + (f"largest surplus {top['gene']} {top['surplus']:+.2f}; " if top else "")
+        + "surplus "
+        + " ".join(f"{g} {each[g]:+.2f}" for g in GENES if g in each)
+        + "; "
+        + (f"largest premium {max(map(abs, premium.values())):.2f}; " if premium else "")
+        + "mean price "
+        + " ".join(f"{g} {paid[g]:.2f}" for g in GENES if g in paid)
+    )
+
+
 def fit(req: FitRequest) -> None:
-    """``dinolab fit evo``: fit a value table for ``req.params`` and each player count."""
+    """``dinolab fit evo``: fit (or, with ``req.start``, refine) a value table for
+    ``req.params`` and each player count."""
     from simulate.backends import make_executor
     from simulate.config import RunConfig
     from simulate.games.evo import SPEC
@@ -237,74 +303,108 @@ def fit(req: FitRequest) -> None:
 
     if req.iterations < 1 or req.games < 100:
         raise DinolabError("fit: needs --iterations >= 1 and --games >= 100 per iteration")
+    starts = {n: read_table(req.start, n) for n in req.players} if req.start else {}
     executor = make_executor(req.workers)
     rows: list[dict] = []
     changed = {k: v for k, v in req.params.to_dict().items()
                if v != SPEC.parameters().to_dict()[k]}  # fmt: skip
     rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the default rules"
-    lines = [
-        f"rules: {rules}; players: {', '.join(map(str, req.players))}",
-        f"method: {req.iterations} iterations of {req.games:,} self-play games each after one "
-        f"of heuristic-v1 (iteration 0), seeds {req.seed}..{req.seed + req.iterations}; values "
-        "by the report's gene value model (reports/evo.py), relative to the average gene; "
-        "table after iteration k: the mean of the measurements of iterations 1..k",
-        f"made: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by dinolab fit evo",
-    ]
+    lines = [f"rules: {rules}; players: {', '.join(map(str, req.players))}"]
+    if req.start:
+        digest = load(req.start).sha256
+        lines += [
+            f"method: refinement of {Path(req.start).name} (sha256 {digest}; its provenance "
+            f"follows): {req.iterations} iterations of {req.games:,} self-play games each, seeds "
+            f"{req.seed + 1}..{req.seed + req.iterations}; its values and state shifts kept, "
+            f"each premium moved by {REFINE_GAIN} x the round's measured surplus per iteration "
+            "(value minus price by the report's gene value model, reports/evo.py); premiums "
+            "averaged over the second half of the iterations; that table measured on seed "
+            f"{req.seed + req.iterations + 1} (final)",
+            *(f"start: {line}" for line in load(req.start).provenance),
+        ]
+    else:
+        lines.append(
+            f"method: {req.iterations} iterations of {req.games:,} self-play games each after "
+            f"one of heuristic-v1 (iteration 0), seeds {req.seed}..{req.seed + req.iterations}; "
+            "values by the report's gene value model (reports/evo.py), relative to the average "
+            "gene; table after iteration k: the mean of the measurements of iterations 1..k"
+        )
+    lines.append(f"made: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by dinolab fit evo")
     with tempfile.TemporaryDirectory() as tmp:
+
+        def play(n: int, k: int, lineup: str) -> Run:
+            setup = SPEC.setup(req.params, n, lineup)
+            config = RunConfig(
+                game="evo", n_players=n, strategies=tuple(s.spec for s in setup.lineup),
+                rotate=False, seed=req.seed + k, games=req.games,
+                chunk_size=max(1000, -(-req.games // 8)), params=req.params.to_dict(),
+                data_digest=setup.data.sha256,
+            )  # fmt: skip
+            out = Path(tmp) / f"run-{n}-{k}"
+            run(config, setup, out, executor)
+            return Run(str(out))
+
+        def clear(r: Run) -> None:
+            for p in Path(r.path).rglob("*"):
+                if p.is_file():
+                    p.unlink()
+
         for n in req.players:
             req.params.check_players(n)
             evo_map = req.params.load_map(n)
             tb = make_table(req.params, evo_map, n)[0]
             rounds = req.params.max_rounds(n)
-            table = None
             history = []
-            for k in range(req.iterations + 1):
-                if k == 0:
-                    lineup = "heuristic-v1"
-                else:
+            if n in starts:
+                table, left, se = starts[n]
+                kept = []
+                for k in range(1, req.iterations + 2):
                     path = Path(tmp) / f"values-{n}-{k}.csv"
                     write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
-                    lineup = f"heuristic[values={path}]"
-                setup = SPEC.setup(req.params, n, lineup)
-                config = RunConfig(
-                    game="evo", n_players=n, strategies=tuple(s.spec for s in setup.lineup),
-                    rotate=False, seed=req.seed + k, games=req.games,
-                    chunk_size=max(1000, -(-req.games // 8)), params=req.params.to_dict(),
-                    data_digest=setup.data.sha256,
-                )  # fmt: skip
-                out = Path(tmp) / f"run-{n}-{k}"
-                run(config, setup, out, executor)
-                m = measure(Run(str(out)), req.report)
-                left = {r: float(tb.rounds_after[s]) for r, s in m["meteor"].items()}
-                left[1] = float(tb.rounds_after[min(m["meteor"].get(1, tb.meteor_start + 1), 63)])
-                new = table_from(m, rounds, left)
-                sold = {(int(r), g): int(c) for g, r, c in
-                        req.report.gene_prices(Run(str(out))).select("gene", "round", "sold").iter_rows()}  # fmt: skip  # noqa: E501
-                step = moved(table, new, sold) if table is not None else float("nan")
-                table = blend(table, new, damping(k))
-                if k >= 1:
-                    raise_premiums(table, m, rounds)
-                s = m["summary"]
-                top = s.sort("surplus", descending=True).row(0, named=True) if s.height else None
-                paid = {r["gene"]: r["paid"] for r in s.iter_rows(named=True)}
-                line = (
-                    f"{n} players, iteration {k}/{req.iterations} ({'heuristic-v1' if k == 0 else 'heuristic'}): "  # noqa: E501
-                    f"measured values {'-' if k == 0 else f'{step:.2f}'} points from the table; "
-                    + (f"largest surplus {top['gene']} {top['surplus']:+.2f}; " if top else "")
-                    + (
-                        f"largest premium {max(table['premium'].values()):.2f}; "
-                        if table.get("premium")
-                        else ""
+                    r = play(n, k, f"heuristic[values={path}]")
+                    m = measure(r, req.report, states=False)
+                    if k > req.iterations:  # the averaged table, measured once more
+                        line = _summary_line(n, k, req.iterations, "check", "", m, table)
+                        history.append(line.replace(f"iteration {k}/{req.iterations}", "final"))
+                        req.echo(history[-1])
+                        clear(r)
+                        break
+                    raise_premiums(table, m, rounds, REFINE_GAIN, -REFINE_CAP, REFINE_CAP)
+                    history.append(_summary_line(n, k, req.iterations, "heuristic", "", m, table))
+                    req.echo(history[-1])
+                    clear(r)
+                    if 2 * k >= req.iterations:
+                        kept.append(dict(table["premium"]))
+                    if k == req.iterations:
+                        table["premium"] = {c: sum(p[c] for p in kept) / len(kept) for c in kept[0]}
+            else:
+                table = None
+                for k in range(req.iterations + 1):
+                    if k == 0:
+                        lineup = "heuristic-v1"
+                    else:
+                        path = Path(tmp) / f"values-{n}-{k}.csv"
+                        write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
+                        lineup = f"heuristic[values={path}]"
+                    r = play(n, k, lineup)
+                    m = measure(r, req.report)
+                    left = {x: float(tb.rounds_after[s]) for x, s in m["meteor"].items()}
+                    left[1] = float(
+                        tb.rounds_after[min(m["meteor"].get(1, tb.meteor_start + 1), 63)]
                     )
-                    + "mean price "
-                    + " ".join(f"{g} {paid[g]:.2f}" for g in GENES if g in paid)
-                )
-                history.append(line)
-                req.echo(line)
-                for p in out.rglob("*"):
-                    if p.is_file():
-                        p.unlink()
-            se = {(r, g, k): v[1] for k, vals in m["states"].items() for (r, g), v in vals.items()}
+                    new = table_from(m, rounds, left)
+                    sold = {(int(x), g): int(c) for g, x, c in
+                            req.report.gene_prices(r).select("gene", "round", "sold").iter_rows()}  # fmt: skip  # noqa: E501
+                    step = f"{moved(table, new, sold):.2f}" if table is not None else "-"
+                    table = blend(table, new, damping(k))
+                    if k >= 1:
+                        raise_premiums(table, m, rounds)
+                    bots = "heuristic-v1" if k == 0 else "heuristic"
+                    history.append(_summary_line(n, k, req.iterations, bots, step, m, table))
+                    req.echo(history[-1])
+                    clear(r)
+                se = {(x, g, st): v[1] for st, vals in m["states"].items()
+                      for (x, g), v in vals.items()}  # fmt: skip
             rows += rows_of(table, n, left, se)
             lines += history
     write(req.out, rows, lines)
