@@ -35,6 +35,32 @@ def test_help_teaches(cli):
     assert "--resume" in r.out and "dinolab simulate dkd" in r.out
 
 
+def test_help_paragraphs_wrap_to_the_terminal_and_examples_keep_their_lines():
+    from simulate.cli.app import reflow
+
+    doc = """First line.
+
+    A paragraph written
+    over three lines
+    of source.
+
+    Examples:
+      dinolab simulate dkd --out a
+      dinolab simulate evo --out b
+    """
+    assert reflow(doc).split("\n\n") == [
+        "First line.",
+        "A paragraph written over three lines of source.",
+        "Examples:\n  dinolab simulate dkd --out a\n  dinolab simulate evo --out b",
+    ]
+
+
+def test_help_shows_bracketed_parameters(cli):
+    """Rich markup would swallow an unescaped ``[key=value]`` in a help text."""
+    assert "cautious[aim" in cli("simulate", "--help").out  # the option table may cut it
+    assert "heuristic[values=values10.csv]" in cli("fit", "--help").out
+
+
 def bad_deck(tmp_path: Path) -> Path:
     p = tmp_path / "bad.csv"
     p.write_text("kind,id,name,predation,size,speed,adaptability,needs\ndino,1,Rex,9,1,1,1,\n")

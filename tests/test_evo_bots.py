@@ -19,7 +19,7 @@ from rules.evo.engine import ST_AUCTION_START, apply, pack
 from rules.evo.options import OPTIONS, card_option
 from simulate.games.evo import SPEC as GAME
 from simulate.games.evo.check import play_checked
-from simulate.games.evo.fit import REFINE_CAP, REFINE_GAIN, raise_premiums
+from simulate.games.evo.fit import REFINE_CAP, REFINE_GAIN, REFINE_PRIOR, raise_premiums
 from simulate.kit.play import play
 from strategies.core.registry import StrategyError
 from strategies.evo import REGISTRY
@@ -182,10 +182,11 @@ def test_resume_refuses_a_changed_values_file(cli, tmp_path):
 
 def test_fit_writes_a_table_that_plays(cli, tmp_path):
     out = tmp_path / "fitted.csv"
-    r = cli("fit", "evo", "--games", "400", "--iterations", "1", "--workers", "1",
-            "--set", "start_points=10", "--out", str(out))  # fmt: skip
+    r = cli("fit", "evo", "--games", "400", "--iterations", "1", "--refine", "1",
+            "--workers", "1", "--set", "start_points=10", "--out", str(out))  # fmt: skip
     assert r.code == 0, r.err
     assert "iteration 0/1 (heuristic-v1)" in r.out and "iteration 1/1 (heuristic)" in r.out
+    assert "refinement 1/1 (heuristic)" in r.out and "final (averaged premiums)" in r.out
     table = load(str(out))
     assert sorted(table.tables) == [4]
     assert any("start_points=10" in line for line in table.provenance)
@@ -197,13 +198,15 @@ def test_fit_writes_a_table_that_plays(cli, tmp_path):
 
 def test_premiums_follow_the_measured_surplus_within_their_bounds():
     table = {"premium": {(2, "egg"): 1.0, (3, "egg"): 3.9}}
-    m = {"surplus": {(2, "egg"): -2.0, (3, "egg"): 1.0, (2, "fur"): 0.5}}
-    raise_premiums(table, m, 3, REFINE_GAIN, -REFINE_CAP, REFINE_CAP)
+    m = {"surplus": {(2, "egg"): (-2.0, 0.0), (3, "egg"): (1.0, 0.0), (2, "fur"): (0.5, 0.0),
+                     (2, "leg"): (1.0, REFINE_PRIOR)}}  # fmt: skip
+    raise_premiums(table, m, 3, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
     p = table["premium"]
     assert p[(2, "egg")] == pytest.approx(1.0 - 2.0 * REFINE_GAIN)
     assert p[(3, "egg")] == REFINE_CAP and p[(2, "fur")] == pytest.approx(0.5 * REFINE_GAIN)
+    assert p[(2, "leg")] == pytest.approx(REFINE_GAIN / 2), "a surplus as unsure as the prior"
     assert p[(1, "egg")] == p[(2, "egg")] and (3, "tail") not in p  # unmeasured: unchanged
-    raise_premiums(table, {"surplus": {(2, "fur"): -9.0}}, 3)  # a fit from scratch: never < 0
+    raise_premiums(table, {"surplus": {(2, "fur"): (-9.0, 0.0)}}, 3)  # from scratch: never < 0
     assert table["premium"][(2, "fur")] == 0.0
 
 
@@ -214,10 +217,11 @@ def test_refining_moves_only_the_premiums_towards_equal_prices(cli, tmp_path):
     start = tmp_path / "start.csv"
     start.write_text(table_text(egg=3.0))  # eggs valued far above what they are worth
     out = tmp_path / "refined.csv"
-    r = cli("fit", "evo", "--start", str(start), "--games", "600", "--iterations", "2",
+    r = cli("fit", "evo", "--start", str(start), "--games", "600", "--refine", "2",
             "--workers", "1", "--out", str(out))  # fmt: skip
     assert r.code == 0, r.err
-    assert "iteration 2/2 (heuristic)" in r.out and "final (check)" in r.out
+    assert "refinement 2/2 (heuristic)" in r.out and "final (averaged premiums)" in r.out
+    assert "iteration" not in r.out, "--start skips the value stage"
     before, after = load(str(start)), load(str(out))
     assert any("refinement of start.csv" in line for line in after.provenance)
     v0, v1 = before.tables[4][0], after.tables[4][0]
@@ -225,10 +229,15 @@ def test_refining_moves_only_the_premiums_towards_equal_prices(cli, tmp_path):
     premium = v1[:, :, 0] - v0[:, :, 0]  # the file's values are kept: the change is premiums
     assert np.abs(premium).max() > 0 and np.abs(premium).max() <= REFINE_CAP
     assert np.array_equal(premium[0], premium[1]), "round 1 (not measurable) takes round 2's"
-    r = cli("fit", "evo", "--start", str(start), "--players", "3", "--games", "600",
-            "--out", str(tmp_path / "x.csv"))  # fmt: skip
-    assert r.code == 2 and "no rows for 3 players" in r.err and r.err.count("\n") == 1
-    assert not (tmp_path / "x.csv").exists()
+    for args, message in (
+        (["--players", "3"], "no rows for 3 players"),
+        (["--refine", "0"], "--refine 1 or more"),
+        (["--refine", "101"], "--refine 0..100"),
+    ):
+        r = cli("fit", "evo", "--start", str(start), "--games", "600", *args,
+                "--out", str(tmp_path / "x.csv"))  # fmt: skip
+        assert r.code == 2 and message in r.err and r.err.count("\n") == 1, r.err
+        assert not (tmp_path / "x.csv").exists()
 
 
 # ---------------------------------------------------------------- bids and cards

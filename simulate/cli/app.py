@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 import typer
 
-app = typer.Typer(
+
+def reflow(doc: str) -> str:
+    """A docstring as help text: the lines of each paragraph joined, so the terminal wraps them
+    (typer's rich mode keeps every line break, which breaks lines twice on a narrow
+    terminal); a paragraph with indented lines (examples) keeps its lines."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    out = []
+    for para in paragraphs:
+        lines = para.split("\n")
+        if any(line.startswith((" ", "-")) for line in lines[1:]):
+            out.append(para)
+        else:
+            out.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(out)
+
+
+class _App(typer.Typer):
+    """A Typer whose commands' help is their docstring :func:`reflow`-ed."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable:
+        register = super().command(*args, **kwargs)
+
+        def decorator(fn: Callable) -> Callable:
+            if fn.__doc__ and "help" not in kwargs:
+                fn.__doc__ = reflow(fn.__doc__)
+            return register(fn)
+
+        return decorator
+
+
+app = _App(
     name="dinolab",
     help=(
         "Monte Carlo balance analysis for dinosaur games.\n\n"

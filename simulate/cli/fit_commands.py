@@ -28,7 +28,16 @@ def fit(
         typer.Option("--players", "-p", help="Player count (repeatable; default: the game's)."),
     ] = None,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per iteration.")] = 50_000,
-    iterations: Annotated[int, typer.Option(help="Iterations after the first.")] = 12,
+    iterations: Annotated[
+        int, typer.Option(help="Iterations of the value fit after the first (not with --start).")
+    ] = 12,
+    refine: Annotated[
+        int,
+        typer.Option(
+            help="Iterations of the price stage after it: bidding premiums moved until every "
+            "gene's price matches its measured worth (0: none)."
+        ),
+    ] = 12,
     seed: Annotated[int, typer.Option(help="Seed of the first iteration (+1 each).")] = 1,
     assignments: Annotated[
         list[str] | None,
@@ -42,16 +51,22 @@ def fit(
         Path | None,
         typer.Option(
             "--start",
-            help="Refine this table instead of fitting from scratch: keep its measured values "
-            "and move its bidding premiums until prices match values (EVO).",
+            help="Start from this table instead of fitting from scratch: keep its measured "
+            "values and run only the price stage (--refine) on its premiums.",
         ),
     ] = None,
 ) -> None:
     """Fit the bots' valuations by self-play for these rules and write them to --out.
 
-    Example: dinolab fit evo --set start_points=10 --out values10.csv, then
-    dinolab simulate evo --set start_points=10 --strategy "heuristic[values=values10.csv]".
-    Refine an existing table: dinolab fit evo --start values10.csv --out values10b.csv.
+    EVO fits in two stages: the values (--iterations of self-play, each measured with the
+    report's gene value model), then the prices (--refine: bidding premiums moved until no
+    gene is a bargain).
+
+    Example: dinolab fit evo --set start_points=10 --out values10.csv, then dinolab simulate
+    evo --set start_points=10 --strategy "heuristic\\[values=values10.csv]".
+
+    Only the price stage, on an existing table: dinolab fit evo --start values10.csv --refine
+    16 --out values10b.csv.
     """
     from rules.core.params import parse_assignments, read_rules_file
     from simulate.games import get_game
@@ -71,14 +86,16 @@ def fit(
             raise DinolabError(
                 f"{g.name} plays with {g.min_players}-{g.max_players} players, got {n}"
             )
-    if not 1 <= iterations <= 100 or not 100 <= games <= 10**9:
-        raise DinolabError("fit: --iterations must be 1..100 and --games 100..10**9")
+    if not 1 <= iterations <= 100 or not 0 <= refine <= 100 or not 100 <= games <= 10**9:
+        raise DinolabError(
+            "fit: --iterations must be 1..100, --refine 0..100 and --games 100..10**9"
+        )
     parent = Path(out).expanduser().resolve().parent
     if not parent.is_dir():
         raise DinolabError(f"fit: no folder {parent} for --out")
     request = FitRequest(
         params=params, players=counts, games=games, iterations=iterations, seed=seed, out=out,
         workers=workers, report=importlib.import_module(g.report), echo=echo,
-        start=str(start) if start else None,
+        start=str(start) if start else None, refine=refine,
     )  # fmt: skip
     g.fit(request)

@@ -26,7 +26,8 @@ def simulate(
         typer.Option(
             "--strategy",
             "-s",
-            help="Bots: one name for every seat, or one per seat: greedy,random,cautious[aim=0.7]",
+            help="Bots: one name for every seat, or one per seat: "
+            "greedy,random,cautious\\[aim=0.7]",
         ),
     ] = None,
     rotate: Annotated[

@@ -89,6 +89,8 @@ class FitRequest:
     """Progress lines (one per iteration)."""
     start: str | None = None
     """A table to refine instead of fitting from scratch (EVO: ``--start values.csv``)."""
+    refine: int = 0
+    """Iterations of the price stage after the fit (EVO: premiums until prices match values)."""
 
 
 class RuleBroken(AssertionError):

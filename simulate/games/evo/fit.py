@@ -1,6 +1,8 @@
 """Fitting the heuristic's gene value table by self-play: ``dinolab fit evo``.
 
-The method: iterate *play, measure, update* until the values stop moving.
+Two stages, each an iteration of *play, measure, update*.
+
+**Values** (``--iterations``), the table's worth of each gene per auction round:
 
 0. Play ``games`` games of ``heuristic-v1`` self-play (typed-in values) and measure every
    gene's value per auction round with the report's own model (``reports/evo.py``: the linear
@@ -12,21 +14,25 @@ The method: iterate *play, measure, update* until the values stop moving.
    noise). A gene still measured above its price gets a bidding premium
    (:data:`PREMIUM_GAIN` of the surplus per iteration, at most :data:`PREMIUM_CAP`).
 
-*Refining* (``--start FILE``): keep FILE's measured values and state shifts, and move only the
-premiums, by :data:`REFINE_GAIN` times each round's measured surplus per iteration, up or down
-(within :data:`REFINE_CAP`): a tatonnement on the bids, which settles where every gene's price
-matches its measured worth. Each iteration plays the current table on new seeds. The table
-written averages the premiums of the second half of the iterations (Polyak averaging: the
-iterates wander around the fixed point by the measurements' noise), and is measured once
-more on new seeds (the provenance's ``final`` line).
-
 Each measurement also fits the same model on the positions of smaller, median and larger
 species (a dino or more below the round's median, at it, above it) and on each climate field;
 those become the table's state shifts, in points per expected round left pooled over the
 rounds by precision and shrunk towards 0 (:func:`state_shifts`, :data:`PRIOR_PER_ROUND`).
 Round 1 is not measurable (every portrait is the same then): its values are round 2's scaled
-by the expected rounds left. What moved between iterations (the values, the surplus of each
-gene, the prices) is printed per iteration and written into the file's provenance.
+by the expected rounds left.
+
+**Prices** (``--refine``; alone on an existing table with ``--start FILE``): the values and
+state shifts are kept and only the premiums move, up or down, by :data:`REFINE_GAIN` times each
+round's measured surplus (value minus price), less where the surplus is measured poorly
+(:data:`REFINE_PRIOR`), within :data:`REFINE_CAP`: a tatonnement on the bids, which settles
+where every gene's price matches its measured worth, i.e. no gene is a bargain. The values
+stage alone does not get there: the bots' purchases change what each gene is worth, and
+following the measured values oscillates. The table written averages the premiums of the
+second half of the refinements (Polyak averaging: the iterates wander round the fixed point by
+the measurements' noise) and is measured once more on new seeds (the ``final`` line).
+
+Every iteration's line (the surplus of each gene, the prices, what moved) is printed and
+written into the file's provenance.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ from rules.evo.state import make_table
 from simulate.kit.spec import FitRequest
 from strategies.evo.values import SIZES, load, write
 
+Z95 = 1.959963984540054
+"""The normal quantile of the report's 95% intervals (``reports.stats.Z95``; ``simulate``
+never imports ``reports``)."""
 PREMIUM_GAIN = 0.25
 """How much of a gene's measured surplus (points) is added to its bidding premium per
 iteration."""
@@ -55,6 +64,9 @@ REFINE_GAIN = 0.2
 """How much of a gene's measured surplus moves its premium per iteration of a refinement."""
 REFINE_CAP = 4.0
 """Largest premium, up or down, of a refinement (points)."""
+REFINE_PRIOR = 0.5
+"""A refinement's step for a surplus measured with this standard error (points) is halved
+(:func:`raise_premiums`)."""
 PRIOR_PER_ROUND = 0.1
 """Spread of the state shifts' prior, in points per expected round left: a pooled shift
 measured with this standard error is pulled half way to 0."""
@@ -76,7 +88,7 @@ def _values(report, positions: pl.LazyFrame, sold: pl.DataFrame) -> dict:
     for row in df.iter_rows(named=True):
         if row["value"] is None:
             continue
-        se = (row["hi"] - row["lo"]) / (2 * 1.959964)
+        se = (row["hi"] - row["lo"]) / (2 * Z95)
         out[(int(row["round"]), row["gene"])] = (float(row["value"]), float(se))
     return out
 
@@ -111,7 +123,7 @@ def measure(run, report, states: bool = True) -> dict:
     curves = report.gene_price_curves(run)
     summary = report.gene_summary(curves)
     surplus = {
-        (int(r["round"]), r["gene"]): r["value"] - r["price"]
+        (int(r["round"]), r["gene"]): (r["value"] - r["price"], (r["hi"] - r["lo"]) / (2 * Z95))
         for r in curves.iter_rows(named=True)
         if r["value"] is not None and r["price"] is not None and r["sold"]
     }
@@ -181,16 +193,21 @@ def table_from(m: dict, rounds: int, left: dict[int, float]) -> dict:
 
 def raise_premiums(
     table: dict, m: dict, rounds: int, gain: float = PREMIUM_GAIN, low: float = 0.0,
-    high: float = PREMIUM_CAP,
+    high: float = PREMIUM_CAP, prior: float | None = None,
 ) -> None:  # fmt: skip
     """Move each gene's bidding premium by ``gain`` times the surplus the logs measured (value
-    minus price, relative, per round), kept within [``low``, ``high``]; round 1 (not
-    measurable) takes round 2's."""
+    minus price, relative, per round), kept within [``low``, ``high``]; with a ``prior``
+    (points), a surplus measured with standard error ``se`` moves it ``1 / (1 + (se /
+    prior)^2)`` as far (a round few games reach says little). Round 1 (not measurable) takes
+    round 2's."""
     premium = table.setdefault("premium", {})
     for r in range(2, rounds + 1):
         for g in GENES:
             if (r, g) in m["surplus"]:
-                step = gain * m["surplus"][(r, g)]
+                surplus, se = m["surplus"][(r, g)]
+                step = gain * surplus
+                if prior is not None:
+                    step /= 1.0 + (se / prior) ** 2 if se == se else float("inf")
                 premium[(r, g)] = min(high, max(low, premium.get((r, g), 0.0) + step))
     for g in GENES:
         premium[(1, g)] = premium.get((2, g), 0.0)
@@ -270,8 +287,7 @@ def moved(old: dict, new: dict, sold: dict) -> float:
     return num / den if den else float("nan")
 
 
-def _summary_line(n: int, k: int, iterations: int, bots: str, step: str, m: dict,
-                  table: dict) -> str:  # fmt: skip
+def _summary_line(n: int, what: str, bots: str, step: str, m: dict, table: dict) -> str:
     """One iteration's progress line (also written into the file's provenance); ``step``: how
     far the measured values moved from the table, if the fit follows them."""
     s = m["summary"]
@@ -280,7 +296,7 @@ def _summary_line(n: int, k: int, iterations: int, bots: str, step: str, m: dict
     premium = table.get("premium") or {}
     each = {r["gene"]: r["surplus"] for r in s.iter_rows(named=True)}
     return (
-        f"{n} players, iteration {k}/{iterations} ({bots}): "
+        f"{n} players, {what} ({bots}): "
         + (f"measured values {step} points from the table; " if step else "")
         + (f"largest surplus {top['gene']} {top['surplus']:+.2f}; " if top else "")
         + "surplus "
@@ -292,101 +308,95 @@ def _summary_line(n: int, k: int, iterations: int, bots: str, step: str, m: dict
     )
 
 
+def _method(req: FitRequest) -> list[str]:
+    """The provenance lines saying how the table was made."""
+    base = req.seed + (0 if req.start else req.iterations)
+    lines = []
+    if req.start:
+        start = load(req.start)
+        lines.append(
+            f"method: refinement of {Path(req.start).name} (sha256 {start.sha256}; its "
+            "provenance follows as 'start:' lines)"
+        )
+    else:
+        lines.append(
+            f"method: {req.iterations} iterations of {req.games:,} self-play games each after "
+            f"one of heuristic-v1 (iteration 0), seeds {req.seed}..{base}; values by the "
+            "report's gene value model (reports/evo.py), relative to the average gene; table "
+            "after iteration k: the mean of the measurements of iterations 1..k"
+        )
+    if req.refine:
+        lines.append(
+            f"prices: {req.refine} refinements of {req.games:,} games each, seeds "
+            f"{base + 1}..{base + req.refine}: values and state shifts kept, each premium moved "
+            f"by {REFINE_GAIN} x the round's measured surplus (value minus price); premiums "
+            f"averaged over the second half; that table measured on seed "
+            f"{base + req.refine + 1} (final)"
+        )
+    if req.start:
+        lines += [f"start: {line}" for line in load(req.start).provenance]
+    return lines
+
+
 def fit(req: FitRequest) -> None:
-    """``dinolab fit evo``: fit (or, with ``req.start``, refine) a value table for
-    ``req.params`` and each player count."""
+    """``dinolab fit evo``: fit a value table for ``req.params`` and each player count (with
+    ``req.start``: refine that one), then refine its premiums ``req.refine`` times."""
     from simulate.backends import make_executor
     from simulate.config import RunConfig
     from simulate.games.evo import SPEC
     from simulate.rundir import Run
     from simulate.runner import run
 
-    if req.iterations < 1 or req.games < 100:
-        raise DinolabError("fit: needs --iterations >= 1 and --games >= 100 per iteration")
+    if req.iterations < 1 or req.games < 100 or req.refine < 0:
+        raise DinolabError("fit: needs --iterations >= 1, --refine >= 0 and --games >= 100")
+    if req.start and not req.refine:
+        raise DinolabError("fit: --start refines a table: give --refine 1 or more")
     starts = {n: read_table(req.start, n) for n in req.players} if req.start else {}
     executor = make_executor(req.workers)
     rows: list[dict] = []
     changed = {k: v for k, v in req.params.to_dict().items()
                if v != SPEC.parameters().to_dict()[k]}  # fmt: skip
     rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the default rules"
-    lines = [f"rules: {rules}; players: {', '.join(map(str, req.players))}"]
-    if req.start:
-        digest = load(req.start).sha256
-        lines += [
-            f"method: refinement of {Path(req.start).name} (sha256 {digest}; its provenance "
-            f"follows): {req.iterations} iterations of {req.games:,} self-play games each, seeds "
-            f"{req.seed + 1}..{req.seed + req.iterations}; its values and state shifts kept, "
-            f"each premium moved by {REFINE_GAIN} x the round's measured surplus per iteration "
-            "(value minus price by the report's gene value model, reports/evo.py); premiums "
-            "averaged over the second half of the iterations; that table measured on seed "
-            f"{req.seed + req.iterations + 1} (final)",
-            *(f"start: {line}" for line in load(req.start).provenance),
-        ]
-    else:
-        lines.append(
-            f"method: {req.iterations} iterations of {req.games:,} self-play games each after "
-            f"one of heuristic-v1 (iteration 0), seeds {req.seed}..{req.seed + req.iterations}; "
-            "values by the report's gene value model (reports/evo.py), relative to the average "
-            "gene; table after iteration k: the mean of the measurements of iterations 1..k"
-        )
+    lines = [f"rules: {rules}; players: {', '.join(map(str, req.players))}", *_method(req)]
     lines.append(f"made: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by dinolab fit evo")
     with tempfile.TemporaryDirectory() as tmp:
 
-        def play(n: int, k: int, lineup: str) -> Run:
+        def play(n: int, seed: int, table: dict | None) -> Run:
+            lineup = "heuristic-v1"
+            if table is not None:
+                path = Path(tmp) / f"values-{n}-{seed}.csv"
+                write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
+                lineup = f"heuristic[values={path}]"
             setup = SPEC.setup(req.params, n, lineup)
             config = RunConfig(
                 game="evo", n_players=n, strategies=tuple(s.spec for s in setup.lineup),
-                rotate=False, seed=req.seed + k, games=req.games,
+                rotate=False, seed=seed, games=req.games,
                 chunk_size=max(1000, -(-req.games // 8)), params=req.params.to_dict(),
                 data_digest=setup.data.sha256,
             )  # fmt: skip
-            out = Path(tmp) / f"run-{n}-{k}"
+            out = Path(tmp) / f"run-{n}-{seed}"
             run(config, setup, out, executor)
             return Run(str(out))
 
-        def clear(r: Run) -> None:
+        def done(r: Run, line: str, history: list[str]) -> None:
+            history.append(line)
+            req.echo(line)
             for p in Path(r.path).rglob("*"):
                 if p.is_file():
                     p.unlink()
 
         for n in req.players:
             req.params.check_players(n)
-            evo_map = req.params.load_map(n)
-            tb = make_table(req.params, evo_map, n)[0]
+            tb = make_table(req.params, req.params.load_map(n), n)[0]
             rounds = req.params.max_rounds(n)
-            history = []
+            history: list[str] = []
             if n in starts:
                 table, left, se = starts[n]
-                kept = []
-                for k in range(1, req.iterations + 2):
-                    path = Path(tmp) / f"values-{n}-{k}.csv"
-                    write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
-                    r = play(n, k, f"heuristic[values={path}]")
-                    m = measure(r, req.report, states=False)
-                    if k > req.iterations:  # the averaged table, measured once more
-                        line = _summary_line(n, k, req.iterations, "check", "", m, table)
-                        history.append(line.replace(f"iteration {k}/{req.iterations}", "final"))
-                        req.echo(history[-1])
-                        clear(r)
-                        break
-                    raise_premiums(table, m, rounds, REFINE_GAIN, -REFINE_CAP, REFINE_CAP)
-                    history.append(_summary_line(n, k, req.iterations, "heuristic", "", m, table))
-                    req.echo(history[-1])
-                    clear(r)
-                    if 2 * k >= req.iterations:
-                        kept.append(dict(table["premium"]))
-                    if k == req.iterations:
-                        table["premium"] = {c: sum(p[c] for p in kept) / len(kept) for c in kept[0]}
+                base = req.seed
             else:
                 table = None
                 for k in range(req.iterations + 1):
-                    if k == 0:
-                        lineup = "heuristic-v1"
-                    else:
-                        path = Path(tmp) / f"values-{n}-{k}.csv"
-                        write(str(path), rows_of(table, n, {}, {}), ["work in progress"])
-                        lineup = f"heuristic[values={path}]"
-                    r = play(n, k, lineup)
+                    r = play(n, req.seed + k, table)
                     m = measure(r, req.report)
                     left = {x: float(tb.rounds_after[s]) for x, s in m["meteor"].items()}
                     left[1] = float(
@@ -400,13 +410,37 @@ def fit(req: FitRequest) -> None:
                     if k >= 1:
                         raise_premiums(table, m, rounds)
                     bots = "heuristic-v1" if k == 0 else "heuristic"
-                    history.append(_summary_line(n, k, req.iterations, bots, step, m, table))
-                    req.echo(history[-1])
-                    clear(r)
+                    done(r, _summary_line(n, f"iteration {k}/{req.iterations}", bots, step, m,
+                                          table), history)  # fmt: skip
                 se = {(x, g, st): v[1] for st, vals in m["states"].items()
                       for (x, g), v in vals.items()}  # fmt: skip
+                base = req.seed + req.iterations
+            refine(req, n, rounds, table, base, play, done, history)
             rows += rows_of(table, n, left, se)
             lines += history
     write(req.out, rows, lines)
     req.echo(f"wrote {req.out}: {len(rows):,} rows for {', '.join(map(str, req.players))} players")
     req.echo(f'play with: --strategy "heuristic[values={req.out}]"')
+
+
+def refine(req: FitRequest, n: int, rounds: int, table: dict, base: int, play, done,
+           history: list[str]) -> None:  # fmt: skip
+    """The price stage: ``req.refine`` tatonnement steps on ``table``'s premiums on seeds
+    ``base + 1 ..``, the premiums of the second half averaged into ``table``, and that table
+    measured once more (the ``final`` line)."""
+    if not req.refine:
+        return
+    kept = []
+    for k in range(1, req.refine + 1):
+        r = play(n, base + k, table)
+        m = measure(r, req.report, states=False)
+        raise_premiums(table, m, rounds, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
+        if 2 * k >= req.refine:
+            kept.append(dict(table["premium"]))
+        done(r, _summary_line(n, f"refinement {k}/{req.refine}", "heuristic", "", m, table),
+             history)  # fmt: skip
+    cells = set().union(*kept)
+    table["premium"] = {c: sum(p.get(c, 0.0) for p in kept) / len(kept) for c in cells}
+    r = play(n, base + req.refine + 1, table)
+    m = measure(r, req.report, states=False)
+    done(r, _summary_line(n, "final", "averaged premiums", "", m, table), history)
