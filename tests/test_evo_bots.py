@@ -19,7 +19,13 @@ from rules.evo.engine import ST_AUCTION_START, apply, pack
 from rules.evo.options import OPTIONS, card_option
 from simulate.games.evo import SPEC as GAME
 from simulate.games.evo.check import play_checked
-from simulate.games.evo.fit import REFINE_CAP, REFINE_GAIN, REFINE_PRIOR, raise_premiums
+from simulate.games.evo.fit import (
+    FLOOR_PRICE,
+    REFINE_CAP,
+    REFINE_GAIN,
+    REFINE_PRIOR,
+    raise_premiums,
+)
 from simulate.kit.play import play
 from strategies.core.registry import StrategyError
 from strategies.evo import REGISTRY
@@ -198,15 +204,17 @@ def test_fit_writes_a_table_that_plays(cli, tmp_path):
 
 def test_premiums_follow_the_measured_surplus_within_their_bounds():
     table = {"premium": {(2, "egg"): 1.0, (3, "egg"): 3.9}}
-    m = {"surplus": {(2, "egg"): (-2.0, 0.0), (3, "egg"): (1.0, 0.0), (2, "fur"): (0.5, 0.0),
-                     (2, "leg"): (1.0, REFINE_PRIOR)}}  # fmt: skip
+    m = {"surplus": {(2, "egg"): (-2.0, 0.0, 1.0), (3, "egg"): (1.0, 0.0, 1.0),
+                     (2, "fur"): (0.5, 0.0, 0.0), (2, "leg"): (1.0, REFINE_PRIOR, 1.0),
+                     (2, "mutation"): (-1.0, 0.0, FLOOR_PRICE)}}  # fmt: skip
     raise_premiums(table, m, 3, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
     p = table["premium"]
     assert p[(2, "egg")] == pytest.approx(1.0 - 2.0 * REFINE_GAIN)
     assert p[(3, "egg")] == REFINE_CAP and p[(2, "fur")] == pytest.approx(0.5 * REFINE_GAIN)
     assert p[(2, "leg")] == pytest.approx(REFINE_GAIN / 2), "a surplus as unsure as the prior"
+    assert p[(2, "mutation")] == 0.0, "a gene sold for nothing is not bid down further"
     assert p[(1, "egg")] == p[(2, "egg")] and (3, "tail") not in p  # unmeasured: unchanged
-    raise_premiums(table, {"surplus": {(2, "fur"): (-9.0, 0.0)}}, 3)  # from scratch: never < 0
+    raise_premiums(table, {"surplus": {(2, "fur"): (-9.0, 0.0, 1.0)}}, 3)  # from scratch: >= 0
     assert table["premium"][(2, "fur")] == 0.0
 
 

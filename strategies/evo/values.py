@@ -86,9 +86,12 @@ class ValueTable:
             )
 
     def describe(self) -> str:
-        """One line: the file and the first provenance line."""
-        first = self.provenance[0] if self.provenance else "no provenance"
-        return f"{Path(self.path).name} (sha256 {self.sha256[:12]}): {first}"
+        """One line: the file, and the rules and date its provenance names."""
+        own = [line for line in self.provenance if not line.startswith("start:")]
+        said = [line for line in own if line.startswith(("rules:", "made:"))] or own[:1]
+        return f"{Path(self.path).name} (sha256 {self.sha256[:12]}): " + (
+            "; ".join(said) or "no provenance"
+        )
 
     def fill(self, rec, n: int) -> None:
         """Write the table for ``n`` players into the :data:`VALUES` record ``rec``."""

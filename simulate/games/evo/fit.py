@@ -24,7 +24,8 @@ by the expected rounds left.
 **Prices** (``--refine``; alone on an existing table with ``--start FILE``): the values and
 state shifts are kept and only the premiums move, up or down, by :data:`REFINE_GAIN` times each
 round's measured surplus (value minus price), less where the surplus is measured poorly
-(:data:`REFINE_PRIOR`), within :data:`REFINE_CAP`: a tatonnement on the bids, which settles
+(:data:`REFINE_PRIOR`), never down for a gene already sold for nothing (:data:`FLOOR_PRICE`),
+within :data:`REFINE_CAP`: a tatonnement on the bids, which settles
 where every gene's price matches its measured worth, i.e. no gene is a bargain. The values
 stage alone does not get there: the bots' purchases change what each gene is worth, and
 following the measured values oscillates. The table written averages the premiums of the
@@ -64,6 +65,8 @@ REFINE_GAIN = 0.2
 """How much of a gene's measured surplus moves its premium per iteration of a refinement."""
 REFINE_CAP = 4.0
 """Largest premium, up or down, of a refinement (points)."""
+FLOOR_PRICE = 0.05
+"""A gene whose mean price paid is at most this (points) sells at the zero-price floor."""
 REFINE_PRIOR = 0.5
 """A refinement's step for a surplus measured with this standard error (points) is halved
 (:func:`raise_premiums`)."""
@@ -122,8 +125,12 @@ def measure(run, report, states: bool = True) -> dict:
     paid = {int(r): float(p) for r, p in average.iter_rows()}
     curves = report.gene_price_curves(run)
     summary = report.gene_summary(curves)
-    surplus = {
-        (int(r["round"]), r["gene"]): (r["value"] - r["price"], (r["hi"] - r["lo"]) / (2 * Z95))
+    surplus = {  # (round, gene) -> (value - price, its standard error, mean price paid)
+        (int(r["round"]), r["gene"]): (
+            r["value"] - r["price"],
+            (r["hi"] - r["lo"]) / (2 * Z95),
+            r["paid_mean"],
+        )
         for r in curves.iter_rows(named=True)
         if r["value"] is not None and r["price"] is not None and r["sold"]
     }
@@ -196,18 +203,22 @@ def raise_premiums(
     high: float = PREMIUM_CAP, prior: float | None = None,
 ) -> None:  # fmt: skip
     """Move each gene's bidding premium by ``gain`` times the surplus the logs measured (value
-    minus price, relative, per round), kept within [``low``, ``high``]; with a ``prior``
+    minus price, relative, per round), kept within [``low``, ``high``]. With a ``prior``
     (points), a surplus measured with standard error ``se`` moves it ``1 / (1 + (se /
-    prior)^2)`` as far (a round few games reach says little). Round 1 (not measurable) takes
-    round 2's."""
+    prior)^2)`` as far (a round few games reach says little), and an overpriced gene that
+    already sells for nothing (mean price at most :data:`FLOOR_PRICE`) keeps its premium:
+    bidding less cannot lower a price of 0 (the zero-price floor), and pushing on would only
+    wind the premium up. Round 1 (not measurable) takes round 2's."""
     premium = table.setdefault("premium", {})
     for r in range(2, rounds + 1):
         for g in GENES:
             if (r, g) in m["surplus"]:
-                surplus, se = m["surplus"][(r, g)]
+                surplus, se, paid = m["surplus"][(r, g)]
                 step = gain * surplus
                 if prior is not None:
                     step /= 1.0 + (se / prior) ** 2 if se == se else float("inf")
+                    if surplus < 0 and paid <= FLOOR_PRICE:
+                        step = 0.0
                 premium[(r, g)] = min(high, max(low, premium.get((r, g), 0.0) + step))
     for g in GENES:
         premium[(1, g)] = premium.get((2, g), 0.0)
@@ -329,7 +340,8 @@ def _method(req: FitRequest) -> list[str]:
         lines.append(
             f"prices: {req.refine} refinements of {req.games:,} games each, seeds "
             f"{base + 1}..{base + req.refine}: values and state shifts kept, each premium moved "
-            f"by {REFINE_GAIN} x the round's measured surplus (value minus price); premiums "
+            f"by {REFINE_GAIN} x the round's measured surplus (value minus price), shrunk by its "
+            f"standard error (prior {REFINE_PRIOR}), never down at a zero price; premiums "
             f"averaged over the second half; that table measured on seed "
             f"{base + req.refine + 1} (final)"
         )
