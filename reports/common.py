@@ -365,13 +365,12 @@ def _lead_map(chunk: Chunk, progress: Frame) -> pl.DataFrame:
     if not np.array_equal(game[first], games["game_id"].to_numpy()):
         raise ValueError("progress rows must cover every game of the chunk, in order")
     keep = games["n_winners"].to_numpy() == 1
-    winner = players.argmax(axis=1)
-    block = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(game)]))
-    mine = score[np.arange(len(game)), winner[block]]
+    winner = np.repeat(players.argmax(axis=1), np.diff(np.r_[first, len(game)]))  # per row
+    mine = score.ravel()[np.arange(0, score.size, p) + winner]
     top = score[:, 0].copy()  # column by column: numpy's axis-1 reductions of short rows
     for j in range(1, p):  # are several times slower
         np.maximum(top, score[:, j], out=top)
-    at_top = np.zeros(len(top), np.int64)
+    at_top = np.zeros(len(top), np.int8)
     for j in range(p):
         at_top += score[:, j] == top
     leads = (mine == top) & (at_top == 1)
