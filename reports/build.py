@@ -453,7 +453,7 @@ def report(
     """
     wanted = common.partials(run)
     if len(set(run.config["strategies"])) > 1:
-        wanted.append(ratings.COMPOSITIONS)
+        wanted += [ratings.COMPOSITIONS, ratings.CLUSTERS]
     if game is not None and hasattr(game, "partials"):
         wanted += game.partials(run)
     if game is not None and hasattr(game, "progress"):

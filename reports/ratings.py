@@ -13,9 +13,10 @@ seat of the strategy against ``P - 1`` seats of average strength (``P``: the mos
 player count).
 
 The maximum-likelihood fit uses scipy; the 95% intervals come from a cluster-robust sandwich
-covariance (games that share a deal under seat rotation are one cluster), computed in a second
-pass over the runs' chunks. The model assumes a strategy's strength does not depend on its
-seat or its opponents; the seat advantage is averaged in, which is why rotated runs rate best.
+covariance (games that share a deal under seat rotation are one cluster), from per-cluster sums
+taken in the same pass as the fit's counts (:func:`_clusters_map`). The model assumes a
+strategy's strength does not depend on its seat or its opponents; the seat advantage is
+averaged in, which is why rotated runs rate best.
 """
 
 from __future__ import annotations
@@ -50,13 +51,26 @@ def _per_game(chunk: Chunk, labels: Sequence[str]) -> tuple[np.ndarray, np.ndarr
     return gid, counts, wins
 
 
+def _games(chunk: Chunk) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chunk's strategies (sorted), its games, their seats and win shares per strategy
+    (:func:`_per_game`), and each game's composition code (seats per strategy packed in one
+    integer); made once per chunk for both rating partials."""
+    labels = sorted(chunk.derived(share_frame)["strategy"].unique().to_list())
+    gid, counts, wins = _per_game(chunk, labels)
+    base = chunk.n_players + 1
+    code = counts.astype(np.int64) @ (base ** np.arange(len(labels), dtype=np.int64))
+    return labels, gid, counts, wins, code
+
+
+def _key(labels: Sequence[str], comp: np.ndarray) -> str:
+    """A composition as text: its strategies, one per seat, sorted, tab-separated."""
+    return "\t".join("\t".join([labels[i]] * int(n)) for i, n in enumerate(comp) if n > 0)
+
+
 def _compositions_map(chunk: Chunk) -> pl.DataFrame:
     """Per lineup composition (which strategies, how many seats each) of the chunk's games:
     the games and the win share summed per strategy."""
-    labels = sorted(chunk.derived(share_frame)["strategy"].unique().to_list())
-    _, counts, wins = _per_game(chunk, labels)
-    base = chunk.n_players + 1
-    code = counts.astype(np.int64) @ (base ** np.arange(len(labels), dtype=np.int64))
+    labels, _, counts, wins, code = chunk.derived(_games)
     uniq, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     comps = counts[first]
     games = np.bincount(inverse, minlength=len(uniq))
@@ -66,7 +80,7 @@ def _compositions_map(chunk: Chunk) -> pl.DataFrame:
     )
     rows = []
     for c, comp in enumerate(comps):
-        key = "\t".join("\t".join([labels[i]] * int(n)) for i, n in enumerate(comp) if n > 0)
+        key = _key(labels, comp)
         for i, n in enumerate(comp):
             if n > 0:
                 rows.append((key, labels[i], float(totals[c, i]), int(games[c])))
@@ -115,33 +129,107 @@ def _fit(m: np.ndarray, w: np.ndarray, games: np.ndarray) -> np.ndarray:
     return theta - theta.mean()
 
 
-def _scores_map(chunk: Chunk, labels: tuple[str, ...], theta: tuple[float, ...]):
-    """Per cluster, the sum over its games of the score vector ``w_g - p_g`` (win shares minus
-    the model's win probabilities of the strategies at the table)."""
-    gid, counts, wins = _per_game(chunk, labels)
-    z = counts * np.exp(np.asarray(theta))[None, :]
-    score = wins - z / z.sum(axis=1, keepdims=True)
+Signature = tuple[tuple[str, int], ...]
+"""A cluster's games by composition: ``((key, games), ...)``, keys sorted."""
+
+
+def _clusters_map(chunk: Chunk) -> tuple[dict, dict]:
+    """What the sandwich's meat needs, without a second pass over the run.
+
+    A cluster's score is ``W_c - sum_k n_ck pi_k(theta)``: its games' summed win shares per
+    strategy minus, per composition ``k``, its games of that composition times the model's
+    win probabilities there. Clusters with the same *signature* ``(k, n_ck)...`` share the
+    subtracted vector, so the meat ``sum_c s_c s_c^T`` follows, once theta is fitted, from
+    per signature: the clusters, ``sum W_c`` and ``sum W_c W_c^T`` (over the signature's
+    strategies). Clusters a chunk boundary may split are returned raw, to be joined.
+    """
+    labels, gid, counts, wins, code = chunk.derived(_games)
     cluster = gid // chunk.n_players if chunk.rotate else gid
-    split = np.isin(cluster, np.array(chunk.split_clusters(), dtype=cluster.dtype))
-    uniq, inv = np.unique(cluster[~split], return_inverse=True)
-    sums = np.zeros((len(uniq), len(labels)))
-    np.add.at(sums, inv, score[~split])
-    edge = {int(c): score[cluster == c].sum(axis=0) for c in np.unique(cluster[split])}
-    return sums.T @ sums, len(uniq), edge
+    if len(cluster) == 0:
+        return {}, {}
+    starts = np.flatnonzero(np.r_[True, cluster[1:] != cluster[:-1]])
+    ids = cluster[starts]
+    per_cluster = np.add.reduceat(wins, starts, axis=0)
+    uniq, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    keys = [_key(labels, counts[f]) for f in first]
+    cid = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(cluster)]))
+    pairs, n_pair = np.unique(cid * len(uniq) + inverse, return_counts=True)
+    if len(pairs) == len(starts):  # one composition per cluster (any rotated or plain run)
+        sig_code = inverse[starts] * (len(cluster) + 1) + n_pair
+        signatures = {int(c): ((keys[int(c) // (len(cluster) + 1)], int(c) % (len(cluster) + 1)),)
+                      for c in np.unique(sig_code)}  # fmt: skip
+    else:
+        parts: dict[int, list] = {}
+        for pc, n in zip(pairs.tolist(), n_pair.tolist(), strict=True):
+            parts.setdefault(pc // len(uniq), []).append((keys[pc % len(uniq)], n))
+        sig_of = [tuple(sorted(parts[c])) for c in range(len(starts))]
+        index = {sig: i for i, sig in enumerate(dict.fromkeys(sig_of))}
+        sig_code = np.array([index[sig] for sig in sig_of])
+        signatures = {i: sig for sig, i in index.items()}
+    split = np.isin(ids, np.array(chunk.split_clusters(), dtype=ids.dtype))
+    whole: dict[Signature, tuple] = {}
+    for c, sig in signatures.items():
+        names = sorted({s for key, _ in sig for s in key.split("\t")})
+        cols = [labels.index(n) for n in names]
+        w = per_cluster[(sig_code == c) & ~split][:, cols]
+        if len(w):
+            whole[sig] = (tuple(names), len(w), w.sum(axis=0), w.T @ w)
+    edge = {}
+    for r in np.flatnonzero(split):
+        sig = signatures[int(sig_code[r])]
+        edge[int(ids[r])] = (Counter(dict(sig)), dict(zip(labels, per_cluster[r], strict=True)))
+    return whole, edge
 
 
-def _scores_reduce(parts, labels: tuple[str, ...], theta: tuple[float, ...]):
+def _clusters_reduce(parts: list[tuple[dict, dict]]) -> dict[Signature, tuple]:
+    """Per signature over the run: strategies, clusters, ``sum W_c``, ``sum W_c W_c^T``
+    (split clusters joined first)."""
+    out: dict[Signature, tuple] = {}
+
+    def add(sig, names, n, total, outer):
+        if sig in out:
+            _, n0, t0, o0 = out[sig]
+            out[sig] = (names, n0 + n, t0 + total, o0 + outer)
+        else:
+            out[sig] = (names, n, total, outer)
+
+    edges: dict[int, tuple[Counter, Counter]] = {}
+    for whole, edge in parts:
+        for sig, value in whole.items():
+            add(sig, *value)
+        for cid, (games, w) in edge.items():
+            g0, w0 = edges.get(cid, (Counter(), Counter()))
+            edges[cid] = (g0 + games, w0 + Counter(w))
+    for games, w in edges.values():
+        sig = tuple(sorted(games.items()))
+        names = tuple(sorted({s for key in games for s in key.split("\t")}))
+        v = np.array([w.get(s, 0.0) for s in names])
+        add(sig, names, 1, v, np.outer(v, v))
+    return out
+
+
+CLUSTERS = Partial("rating_clusters", _clusters_map, _clusters_reduce)
+
+
+def _meat(stats: dict[Signature, tuple], labels: list[str], theta: np.ndarray):
+    """``sum_c s_c s_c^T`` over the clusters of :data:`CLUSTERS` and their number."""
+    index = {s: i for i, s in enumerate(labels)}
     k = len(labels)
     meat, clusters = np.zeros((k, k)), 0
-    edges: dict[int, np.ndarray] = {}
-    for outer, c, edge in parts:
-        meat += outer
-        clusters += c
-        for key, v in edge.items():
-            edges[key] = edges.get(key, np.zeros(k)) + v
-    for v in edges.values():
-        meat += np.outer(v, v)
-        clusters += 1
+    strength = np.exp(theta)
+    for sig, (names, n, total, outer) in stats.items():
+        cols = np.array([index[s] for s in names])
+        expected = np.zeros(k)  # sum_k n_ck pi_k(theta)
+        for key, games in sig:
+            seats = np.zeros(k)
+            for s, c in Counter(key.split("\t")).items():
+                seats[index[s]] = c
+            z = seats * strength
+            expected += games * z / z.sum()
+        t, o = np.zeros(k), np.zeros((k, k))
+        t[cols], o[np.ix_(cols, cols)] = total, outer
+        meat += o - np.outer(t, expected) - np.outer(expected, t) + n * np.outer(expected, expected)
+        clusters += n
     return meat, clusters
 
 
@@ -171,12 +259,9 @@ def rate(runs: Sequence[RunData], mapper: Mapper | None = None) -> pl.DataFrame:
         return pl.DataFrame()
     _, m, w, games = _design(comps, labels)
     theta = _fit(m, w, games)
-    args = (tuple(labels), tuple(float(x) for x in theta))
     meat, clusters = np.zeros((len(labels), len(labels))), 0
     for r in runs:
-        part_meat, part_clusters = run_one(
-            r, Partial("scores", _scores_map, _scores_reduce, args), mapper
-        )
+        part_meat, part_clusters = _meat(run_one(r, CLUSTERS, mapper), labels, theta)
         meat += part_meat
         clusters += part_clusters
     # Fix the last strength (the model is identified up to a constant), then centre.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from numpy.typing import ArrayLike
-from scipy.stats import norm
+from scipy.special import ndtri  # scipy.special, not scipy.stats: a second less to start
 
-Z95 = float(norm.ppf(0.975))
+Z95 = float(ndtri(0.975))
 """The two-sided 95% normal quantile."""
 
 

@@ -224,3 +224,54 @@ def test_packed_per_cluster_sums_equal_a_group_by(rows, rotate, players, first_g
     assert got.schema == want.schema
     assert got.drop("s").equals(want.drop("s"))
     assert np.allclose(got["s"].to_numpy(), want["s"].to_numpy(), rtol=1e-12, atol=0)
+
+
+def _sandwich_se(frames: list[tuple[pl.DataFrame, int, bool]], labels, theta) -> np.ndarray:
+    """Standard errors of the centred strengths from every game's score summed per cluster,
+    computed on whole runs (the one-pass meat of ``ratings`` must equal this)."""
+    k = len(labels)
+    strength = np.exp(theta)
+    meat, bread, clusters = np.zeros((k, k)), np.zeros((k, k)), 0
+    for players, p, rotate in frames:
+        share = players["share"].to_numpy()
+        code = players["strategy"].replace_strict(labels, range(k)).to_numpy()
+        game = players["game_id"].to_numpy()
+        counts, wins = np.zeros((game.max() + 1, k)), np.zeros((game.max() + 1, k))
+        np.add.at(counts, (game, code), 1.0)
+        np.add.at(wins, (game, code), share)
+        prob = counts * strength / (counts * strength).sum(axis=1, keepdims=True)
+        cl = np.arange(len(counts)) // p if rotate else np.arange(len(counts))
+        s = np.zeros((cl.max() + 1, k))
+        np.add.at(s, cl, wins - prob)
+        meat += s.T @ s
+        clusters += cl.max() + 1
+        bread += sum(np.diag(q) - np.outer(q, q) for q in prob)
+    inv = np.linalg.inv(bread[:-1, :-1])
+    cov_free = clusters / (clusters - 1) * inv @ meat[:-1, :-1] @ inv
+    lift = np.vstack([np.eye(k - 1), np.zeros((1, k - 1))])
+    centre = np.eye(k) - 1 / k
+    return np.sqrt(np.diag(centre @ lift @ cov_free @ lift.T @ centre.T))
+
+
+def test_rating_intervals_from_one_pass_equal_the_whole_run_sandwich(split_run):
+    """The meat is summed per cluster signature in the fit's own pass; the intervals must be
+    those of summing every game's score per cluster on the whole run: deals split by chunk
+    boundaries, deals whose games differ in composition (random lineups rotated), plain runs
+    and several runs pooled."""
+    theta = {"a": 0.6, "b": 0.0, "c": -0.4}
+    mixed = planted(7000, 3, theta, seed=5, rotate=True)  # 2,500-game chunks split deals
+    plain = planted(5000, 4, theta, seed=6, rotate=False)
+
+    def shares(run):
+        return common.with_win_share(run).collect().with_columns(pl.col("strategy").cast(str))
+
+    for runs, frames in (
+        ([split_run], [(shares(split_run), 3, True)]),
+        ([mixed], [(shares(mixed), 3, True)]),
+        ([mixed, plain], [(shares(mixed), 3, True), (shares(plain), 4, False)]),
+    ):
+        table = ratings.rate(runs)
+        labels = table["strategy"].to_list()
+        se = _sandwich_se(frames, labels, table["theta"].to_numpy())
+        got = (table["hi"] - table["lo"]).to_numpy() / (2 * Z95)
+        assert np.allclose(got, se, rtol=1e-9), (got, se)
