@@ -42,7 +42,9 @@ import csv
 import datetime as dt
 import math
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -435,8 +437,11 @@ def fit(req: FitRequest) -> None:
     req.echo(f'play with: --strategy "heuristic[values={req.out}]"')
 
 
-def refine(req: FitRequest, n: int, rounds: int, table: dict, base: int, play, done,
-           history: list[str]) -> None:  # fmt: skip
+def refine(
+    req: FitRequest, n: int, rounds: int, table: dict, base: int,
+    play: Callable[[int, int, dict | None], Any], done: Callable[[Any, str, list[str]], None],
+    history: list[str],
+) -> None:  # fmt: skip
     """The price stage: ``req.refine`` tatonnement steps on ``table``'s premiums on seeds
     ``base + 1 ..``, the premiums of the second half averaged into ``table``, and that table
     measured once more (the ``final`` line)."""
