@@ -252,11 +252,11 @@ def _per_cluster_packed(
             v, labels = df[c].to_numpy().astype(np.int64), None
             lo = int(v.min())
             width = int(v.max()) - lo + 1
+        if stride * width > 4 * df.height + 1024:  # too sparse to count (or to fit int64)
+            return None
         key = key + (v - lo) * stride
         ranges.append((c, lo, width, stride, labels))
         stride *= width
-        if stride > 4 * df.height + 1024:
-            return None
     s = np.bincount(key, weights=df[value].to_numpy().astype(np.float64), minlength=stride)
     n = np.bincount(key, minlength=stride)
     seen = np.flatnonzero(n)  # ascending: sorted by the group columns, then the cluster
