@@ -341,10 +341,26 @@ def build_sections(
 ) -> list[Section]:
     """Every section of the run's report, in order: common, the game's own, variants."""
     sections = common_sections(run, precision)
+    if logs_some_tables(run):
+        game = None
+        sections.append(
+            Section(
+                "Analyses left out",
+                f"This run logged only the tables {', '.join(run.manifest['tables'])} "
+                "(--tables): the game's own analyses need its other tables and are left out. "
+                "Play the run with every table for them.",
+                key="left-out",
+            )
+        )
     if game is not None and hasattr(game, "progress"):
         sections.append(decisiveness_section(run, game.progress))
     own = game.sections(run) if game is not None else []
     return sections + own + variant_sections(run, variants)
+
+
+def logs_some_tables(run: RunData) -> bool:
+    """The run logged only some of its game's tables (``--tables``)."""
+    return run.config.get("tables") is not None
 
 
 def _header(run: RunData, title: str | None = None) -> dict[str, str]:
@@ -454,9 +470,10 @@ def report(
     wanted = common.partials(run)
     if len(set(run.config["strategies"])) > 1:
         wanted += [ratings.COMPOSITIONS, ratings.CLUSTERS]
-    if game is not None and hasattr(game, "partials"):
+    own = game is not None and not logs_some_tables(run)
+    if own and hasattr(game, "partials"):
         wanted += game.partials(run)
-    if game is not None and hasattr(game, "progress"):
+    if own and hasattr(game, "progress"):
         wanted.append(common.decisiveness_partial(game.progress))
     run = prefetch(run, wanted, mapper)
     sections = build_sections(run, game, variants, precision)

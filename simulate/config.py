@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rules.core.errors import DinolabError
 from rules.core.params import parse_assignments, read_rules_file
 from simulate.games import get_game
-from simulate.kit.spec import Setup
+from simulate.kit.spec import GameSpec, Setup
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**15
@@ -35,19 +35,31 @@ class RunConfig:
     params: dict[str, Any]
     data_digest: str
     """Digest of the data files the parameters name (deck, maps): a changed file is a new run."""
+    tables: tuple[str, ...] | None = None
+    """The tables the run logs (``--tables``; the shared ``games`` and ``players`` always);
+    ``None``: every logged table of the game."""
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["strategies"] = list(self.strategies)
+        if self.tables is None:  # runs logging every table keep the fingerprint they had
+            del d["tables"]
+        else:
+            d["tables"] = list(self.tables)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         fields = {f.name for f in dataclasses.fields(cls)}
-        missing = fields - set(d)
+        missing = fields - set(d) - {"tables"}
         if missing:
             raise DinolabError(f"manifest config lacks {', '.join(sorted(missing))}")
-        return cls(**{**{k: d[k] for k in fields}, "strategies": tuple(d["strategies"])})
+        values = {k: d[k] for k in fields if k in d}
+        tables = d.get("tables")
+        return cls(
+            **{**values, "strategies": tuple(d["strategies"]),
+               "tables": None if tables is None else tuple(tables)}
+        )  # fmt: skip
 
     def fingerprint(self) -> str:
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
@@ -57,13 +69,13 @@ class RunConfig:
         """Keys whose values differ, with both values, for error messages."""
         a, b = self.to_dict(), other.to_dict()
         out = []
-        for k in a:
+        for k in dict.fromkeys([*a, *b]):
             if k == "params":
                 for pk in sorted(set(a[k]) | set(b[k])):
                     if a[k].get(pk) != b[k].get(pk):
                         out.append(f"{pk}: {b[k].get(pk)!r} -> {a[k].get(pk)!r}")
-            elif a[k] != b[k]:
-                out.append(f"{k}: {b[k]!r} -> {a[k]!r}")
+            elif a.get(k) != b.get(k):
+                out.append(f"{k}: {b.get(k)!r} -> {a.get(k)!r}")
         return out
 
     @property
@@ -99,8 +111,10 @@ def build_config(
     chunk_size: int | None,
     assignments: list[str] | None = None,
     rules_file: str | None = None,
+    tables: str | None = None,
 ) -> tuple[RunConfig, Setup]:
-    """Validate a configuration from command-line values; nothing is written."""
+    """Validate a configuration from command-line values; nothing is written. ``tables``:
+    ``--tables games,players,...`` (the tables to log)."""
     game = get_game(game_name)
     players = game.default_players if n_players is None else n_players
     values: dict[str, Any] = {}
@@ -126,5 +140,26 @@ def build_config(
         chunk_size=chunk,
         params=params.to_dict(),
         data_digest=setup.data.sha256,
+        tables=parse_tables(game, tables),
     )
     return config, setup
+
+
+def parse_tables(game: GameSpec, text: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``--tables games,players,turns`` as the tuple a configuration records (in the game's
+    table order, the shared ``games`` and ``players`` always in); ``None`` for every table."""
+    if text is None:
+        return None
+    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text)]
+    names = [n for n in names if n]
+    logged = [t.name for t in game.logged_tables]
+    if not names:
+        raise DinolabError(f"--tables needs table names separated by commas ({', '.join(logged)})")
+    if unknown := [n for n in names if n not in logged]:
+        raise DinolabError(
+            f"{game.name} logs no table {unknown[0]!r} (its tables: {', '.join(logged)})"
+        )
+    chosen = {*names, "games", "players"}
+    if chosen == set(logged):
+        return None
+    return tuple(n for n in logged if n in chosen)

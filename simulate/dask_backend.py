@@ -4,9 +4,9 @@ Installed with the optional extra ``dinolab[dask]``. ``--scheduler tcp://host:87
 ``$DINOLAB_DASK_SCHEDULER``) joins an existing cluster; without an address a ``LocalCluster``
 of worker processes is started for a quick try.
 
-* One task per chunk, a bounded window of tasks in flight; the setup is sent to the workers
+* One task per chunk, a bounded window of tasks in flight; each setup is sent to the workers
   once (``scatter``) and each worker process compiles (or loads) the kernels once, under a file
-  lock per machine, then keeps them for every later task.
+  lock per machine, then keeps them for every later task (a study's many points included).
 * A worker may run tasks on several threads (``dask worker --nthreads 4``): each thread plays
   with its own kernel state and buffers (:mod:`simulate.kit.play`), so the rows are the same.
 * Workers write the part files themselves, so the run directory must be reachable from every
@@ -25,14 +25,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from rules.core.errors import DinolabError
-from simulate.executors import (
-    ChunkJob,
-    ChunkResult,
-    Executor,
-    chunk_failure,
-    ensure_compiled,
-    run_chunk,
-)
+from simulate.executors import ChunkJob, ChunkResult, Executor, Task, chunk_failure, run_task
 from simulate.kit.spec import Setup
 
 SCHEDULER_ENV = "DINOLAB_DASK_SCHEDULER"
@@ -41,8 +34,7 @@ INSTALL_HINT = "the dask backend needs the optional extra: pip install 'dinolab[
 
 def dask_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
     """The task each chunk becomes on a Dask worker (any of its threads)."""
-    ensure_compiled(setup)
-    return run_chunk(setup, job)
+    return run_task(setup, job)
 
 
 class DaskExecutor(Executor):
@@ -73,29 +65,36 @@ class DaskExecutor(Executor):
         self.workers = sum(
             w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()
         ) or (workers or 1)
+        self._scattered: dict[str, object] = {}
 
-    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
+    def _remote(self, setup: Setup):
+        """The setup's future on the cluster, scattered once per executor."""
+        if setup.key not in self._scattered:
+            try:
+                self._scattered[setup.key] = self.client.scatter(setup, broadcast=True, hash=False)
+            except Exception as exc:  # the cluster went away, or cannot take the setup
+                raise DinolabError(f"cannot send the setup to the Dask cluster: {exc}") from None
+        return self._scattered[setup.key]
+
+    def run_tasks(self, tasks: Iterable[Task]) -> Iterator[ChunkResult]:
         from distributed import as_completed
 
-        queue = iter(jobs)  # consumed lazily, a bounded window of tasks in flight
+        queue = iter(tasks)  # consumed lazily, a bounded window of tasks in flight
         first = next(queue, None)
         if first is None:
             return
-        try:
-            remote = self.client.scatter(setup, broadcast=True, hash=False)
-        except Exception as exc:  # the cluster went away, or cannot take the setup
-            raise DinolabError(f"cannot send the setup to the Dask cluster: {exc}") from None
         window = 2 * max(self.workers, 1)
         pending = as_completed()
-        jobs_of = {}
+        jobs_of: dict[str, ChunkJob] = {}
 
-        def submit(job: ChunkJob) -> None:
-            future = self.client.submit(dask_chunk, remote, job, pure=False)
+        def submit(task: Task) -> None:
+            setup, job = task
+            future = self.client.submit(dask_chunk, self._remote(setup), job, pure=False)
             jobs_of[future.key] = job
             pending.add(future)
 
-        for job in [first, *itertools.islice(queue, window - 1)]:
-            submit(job)
+        for task in [first, *itertools.islice(queue, window - 1)]:
+            submit(task)
         for future in pending:
             job = jobs_of.pop(future.key)
             try:
@@ -109,6 +108,7 @@ class DaskExecutor(Executor):
             yield result
 
     def close(self) -> None:
+        self._scattered.clear()
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()

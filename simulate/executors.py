@@ -6,12 +6,19 @@
   (killed, out of memory) breaks the pool; the executor starts a new one and runs the chunks
   that had not finished again. Chunks are deterministic, so a retried chunk writes the same rows.
 
-Every executor receives the validated :class:`~simulate.kit.spec.Setup` once per worker
-and then only chunk coordinates. Kernels are compiled once per machine: workers warm up under
+A task is a validated :class:`~simulate.kit.spec.Setup` and a :class:`ChunkJob`; the setups
+of one stream may differ (a study's points), and a worker keeps the setups it has seen by
+their :attr:`~simulate.kit.spec.Setup.key`, so a setup's kernel inputs are built once per
+worker and thread, and the pool stays warm from one run (or study point) to the next until
+:meth:`Executor.close`. Kernels are compiled once per machine: workers warm up under
 a file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and the others
 load it (concurrent first-time cache writes break numba's cache). The parent process never
 compiles, which keeps its memory small. A chunk's kernel state and buffers belong to the thread
 that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several threads.
+
+A job may carry a ``measure``: a function the worker applies to the chunk's tables right after
+playing them (a study's metrics, computed where the rows are; only its small result travels
+back). A job without a ``run_dir`` writes nothing: its tables exist only for ``measure``.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
@@ -37,17 +45,26 @@ from simulate.kit.spec import Setup
 from simulate.parquet import write_part
 from simulate.storage import open_store
 
+Measure = Callable[["Setup", "ChunkJob", dict], object]
+"""``measure(setup, job, tables)``: what a worker computes from a chunk's Arrow tables."""
+
 
 @dataclasses.dataclass(frozen=True)
 class ChunkJob:
     """What a worker needs besides the setup: where to write and which games to play."""
 
-    run_dir: str
+    run_dir: str | None
+    """Where the chunk's part files go; ``None``: write nothing (the tables are measured)."""
     seed: int
     rotate: bool
     index: int
     start: int
     stop: int
+    tables: tuple[str, ...] | None = None
+    """The tables to log (``None``: every logged table of the game)."""
+    measure: Measure | None = None
+    tag: str = ""
+    """The caller's name for the run this chunk belongs to (a study's point)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +75,9 @@ class ChunkResult:
     rows: dict[str, int]
     sha256: dict[str, str]
     seconds: float
+    measured: object = None
+    """What the job's ``measure`` returned."""
+    tag: str = ""
 
     def to_manifest(self) -> dict:
         return {
@@ -92,10 +112,12 @@ def chunk_failure(job: ChunkJob, exc: BaseException) -> DinolabError:
     )
 
 
-_POOL_SETUP: Setup | None = None
-"""The setup of this pool worker process, set once by its initializer."""
 _warmed: set[str] = set()
 _warm_lock = threading.Lock()
+_setups: OrderedDict[str, Setup] = OrderedDict()
+_setups_lock = threading.Lock()
+KEPT_SETUPS = 16
+"""Setups a worker keeps (with their kernel inputs, per thread) for the tasks to come."""
 
 
 @contextlib.contextmanager
@@ -140,46 +162,70 @@ def watch_parent(interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="dinolab-parent-watch", daemon=True).start()
 
 
-def init_pool_worker(setup: Setup) -> None:
-    """Start of a local pool worker: watch the parent, keep the setup, compile once."""
-    global _POOL_SETUP
+def kept(setup: Setup) -> Setup:
+    """The setup this worker already holds with ``setup``'s key (so its kernel inputs are
+    reused), else ``setup``, now kept; the least recently used is dropped past a few."""
+    with _setups_lock:
+        have = _setups.pop(setup.key, setup)
+        _setups[setup.key] = have
+        while len(_setups) > KEPT_SETUPS:
+            _setups.popitem(last=False)
+        return have
+
+
+def init_pool_worker() -> None:
+    """Start of a local pool worker: watch the parent."""
     watch_parent()
+
+
+def run_task(setup: Setup, job: ChunkJob) -> ChunkResult:
+    """A worker's task (any executor): the kept setup, compiled once, then the chunk."""
+    setup = kept(setup)
     ensure_compiled(setup)
-    _POOL_SETUP = setup
-
-
-def run_pool_chunk(job: ChunkJob) -> ChunkResult:
-    """A pool worker's chunk, with the setup its initializer received."""
-    if _POOL_SETUP is None:
-        raise RuntimeError("pool worker not initialised")
-    return run_chunk(_POOL_SETUP, job)
+    return run_chunk(setup, job)
 
 
 def run_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
-    """Play one chunk and write every table's part file; return what was written."""
+    """Play one chunk, write its tables' part files and measure them; return what was
+    written."""
     t0 = time.perf_counter()
     rows, digests = {}, {}
-    store = open_store(job.run_dir)
     # reuse: this thread's buffers of the last chunk; its tables were written before this one
-    tables = play(setup, job.seed, job.rotate, job.start, job.stop, reuse=True)
-    for name, table in tables.items():
-        try:
-            rows[name], digests[name] = write_part(store, name, job.index, table)
-        except OSError as exc:
-            raise ChunkWriteError(
-                f"cannot write chunk {job.index} of table {name} in {store}: {exc.strerror or exc}"
-            ) from None
+    tables = play(setup, job.seed, job.rotate, job.start, job.stop, reuse=True, tables=job.tables)
+    if job.run_dir is not None:
+        store = open_store(job.run_dir)
+        for name, table in tables.items():
+            try:
+                rows[name], digests[name] = write_part(store, name, job.index, table)
+            except OSError as exc:
+                raise ChunkWriteError(
+                    f"cannot write chunk {job.index} of table {name} in {store}: "
+                    f"{exc.strerror or exc}"
+                ) from None
+    else:
+        rows = {name: table.num_rows for name, table in tables.items()}
+    measured = job.measure(setup, job, tables) if job.measure is not None else None
     del tables
-    return ChunkResult(job.index, job.start, job.stop, rows, digests, time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    return ChunkResult(job.index, job.start, job.stop, rows, digests, seconds, measured, job.tag)
+
+
+Task = tuple[Setup, ChunkJob]
 
 
 class Executor(abc.ABC):
-    """Runs chunk jobs and yields their results as they finish (in any order)."""
+    """Runs chunk tasks and yields their results as they finish (in any order)."""
 
     workers: int
 
     @abc.abstractmethod
-    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]: ...
+    def run_tasks(self, tasks: Iterable[Task]) -> Iterator[ChunkResult]:
+        """Play every task (each with its own setup), consumed lazily, a bounded number in
+        flight; yield the results as they come."""
+
+    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
+        """The chunks of one run."""
+        return self.run_tasks((setup, job) for job in jobs)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
@@ -190,69 +236,85 @@ class InlineExecutor(Executor):
 
     workers = 1
 
-    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
-        ensure_compiled(setup)
-        for job in jobs:
+    def run_tasks(self, tasks: Iterable[Task]) -> Iterator[ChunkResult]:
+        for setup, job in tasks:
             try:
-                result = run_chunk(setup, job)
+                result = run_task(setup, job)
             except Exception as exc:  # one line for the user, whatever the chunk raised
                 raise chunk_failure(job, exc) from None
             yield result
 
 
 class ProcessExecutor(Executor):
-    """Chunks in parallel worker processes (``spawn``), retried if a worker dies."""
+    """Chunks in parallel worker processes (``spawn``), retried if a worker dies. The pool
+    starts with the first task and stays up (warm workers, kernels loaded) until
+    :meth:`close`, so one executor can play many runs one after another."""
 
     def __init__(self, workers: int, max_restarts: int = 3):
         self.workers = workers
         self.max_restarts = max_restarts
         self.restarts = 0
+        self._live: ProcessPoolExecutor | None = None
 
-    def _pool(self, setup: Setup) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=mp.get_context("spawn"),
-            initializer=init_pool_worker,
-            initargs=(setup,),
-        )
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._live is None:
+            self._live = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=mp.get_context("spawn"),
+                initializer=init_pool_worker,
+            )
+        return self._live
 
-    def run(self, setup: Setup, jobs: Iterable[ChunkJob]) -> Iterator[ChunkResult]:
-        queue = iter(jobs)  # consumed lazily: a plan of many chunks is never held whole
+    def _drop_pool(self) -> None:
+        if self._live is not None:
+            self._live.shutdown(wait=True, cancel_futures=True)
+            self._live = None
+
+    def run_tasks(self, tasks: Iterable[Task]) -> Iterator[ChunkResult]:
+        queue = iter(tasks)  # consumed lazily: a plan of many chunks is never held whole
         pending = next(queue, None)
-        retry: list[ChunkJob] = []
+        retry: list[Task] = []
         window = 2 * self.workers
         while pending is not None or retry:
-            pool = self._pool(setup)
-            running: dict[Future, ChunkJob] = {}
+            pool = self._pool()
+            running: dict[Future, Task] = {}
             broken = False
             try:
                 while (pending is not None or retry or running) and not broken:
                     while len(running) < window and (retry or pending is not None):
                         if retry:
-                            job = retry.pop()
+                            task = retry.pop()
                         else:
-                            job, pending = pending, next(queue, None)
-                        running[pool.submit(run_pool_chunk, job)] = job
+                            task, pending = pending, next(queue, None)
+                        running[pool.submit(run_task, *task)] = task
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:
-                        job = running.pop(fut)
+                        task = running.pop(fut)
                         try:
                             result = fut.result()
                         except BrokenProcessPool:
                             broken = True
-                            retry.append(job)
+                            retry.append(task)
                             continue
                         except Exception as exc:
-                            raise chunk_failure(job, exc) from None
+                            raise chunk_failure(task[1], exc) from None
                         yield result
                 if broken:
                     retry.extend(running.values())
                     running.clear()
+                    self._drop_pool()
                     self.restarts += 1
                     if self.restarts > self.max_restarts:
                         raise DinolabError(
                             f"worker processes died {self.restarts} times; giving up "
                             f"(the run is resumable with --resume)"
                         )
+            except BaseException:
+                self._drop_pool()  # a failed or abandoned stream leaves no task running
+                raise
             finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+                if running:  # the consumer stopped early (a generator closed mid-stream)
+                    self._drop_pool()
+
+    def close(self) -> None:
+        self._drop_pool()

@@ -68,7 +68,11 @@ def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) ->
             for s in setup.lineup
         },
         "log_schema": game.schema,
-        "tables": {t.name: t.to_dict() for t in game.logged_tables},
+        "tables": {
+            t.name: t.to_dict()
+            for t in game.logged_tables
+            if config.tables is None or t.name in config.tables
+        },
         "chunks": {},
     }
 

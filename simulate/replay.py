@@ -36,7 +36,7 @@ def replay_game(run_dir: str | Path | RunStore, game_id: int) -> str:
     chunk = game_id // config.chunk_size
     if str(chunk) not in manifest["chunks"]:
         return text + "\n\n(this game's chunk has not been written yet; nothing to compare)"
-    fresh = play(setup, config.seed, config.rotate, game_id, game_id + 1)
+    fresh = play(setup, config.seed, config.rotate, game_id, game_id + 1, tables=config.tables)
     differ = []
     for name, table in fresh.items():
         logged = logged_rows(run_dir, name, chunk, game_id)

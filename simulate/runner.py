@@ -14,12 +14,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rules.core.errors import DinolabError
 from simulate.config import RunConfig
-from simulate.executors import ChunkJob, Executor
+from simulate.executors import ChunkJob, ChunkResult, Executor, Measure, Task
 from simulate.kit.spec import Setup
 from simulate.manifest import (
     MANIFEST,
@@ -87,17 +87,74 @@ def _clear_run(out: RunStore, setup: Setup) -> None:
     out.remove(MANIFEST)
 
 
-def run(
+@dataclasses.dataclass
+class RunPlan:
+    """One run being played: its configuration, store and manifest, and what is left to do.
+
+    :func:`run` plays one plan; a study plays many through one executor (warm workers), each
+    chunk recorded in its own run as it finishes.
+    """
+
+    config: RunConfig
+    setup: Setup
+    store: RunStore
+    manifest: dict
+    measure: Measure | None = None
+    tag: str = ""
+
+    @property
+    def done(self) -> dict:
+        return self.manifest["chunks"]
+
+    @property
+    def games_done(self) -> int:
+        return sum(c["stop"] - c["start"] for c in self.done.values())
+
+    @property
+    def complete(self) -> bool:
+        return len(self.done) >= self.config.n_chunks
+
+    def jobs(self) -> Iterator[ChunkJob]:
+        """The chunks still to play, lazily."""
+        c = self.config
+        for i, start, stop in c.chunks():
+            if str(i) not in self.done:
+                yield ChunkJob(
+                    self.store.url, c.seed, c.rotate, i, start, stop, c.tables, self.measure,
+                    self.tag,
+                )  # fmt: skip
+
+    def tasks(self) -> Iterator[Task]:
+        """:meth:`jobs` with this run's setup, for an executor playing several runs."""
+        return ((self.setup, job) for job in self.jobs())
+
+    def record(self, result: ChunkResult) -> None:
+        """A finished chunk, recorded after its files are in place."""
+        self.done[str(result.index)] = result.to_manifest()
+        record_chunk(self.store, result.index, self.done[str(result.index)])
+
+    def finish(self) -> None:
+        """Every chunk is in place and no worker is left, so any temporary file is an orphan
+        of a worker killed mid-write (its chunk was redone): sweep it, then mark the run
+        complete."""
+        self.store.remove_temporaries()
+        self.manifest["status"] = "complete"
+        write_manifest(self.store, self.manifest)
+        self.store.clear_journal()  # the manifest now lists every chunk
+
+
+def open_run(
     config: RunConfig,
     setup: Setup,
     out: str | Path | RunStore,
-    executor: Executor,
     *,
     resume: bool = False,
     force: bool = False,
-    on_chunk: Callable[[int, int], None] | None = None,
-) -> RunSummary:
-    """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress."""
+    measure: Measure | None = None,
+    tag: str = "",
+) -> RunPlan:
+    """Check ``out`` (:func:`check_out_dir`), then start the run there: a new run writes its
+    data files and a manifest listing no chunks; a resumed one drops its temporary files."""
     out = open_store(out)
     mode = check_out_dir(out, config, resume=resume, force=force)
     if mode == "replace":
@@ -118,35 +175,37 @@ def run(
             if created:  # leave nothing half-made behind
                 out.remove("")
             raise DinolabError(f"cannot write the run directory {out}: {exc.strerror}") from None
-    done = manifest["chunks"]
-    jobs = (
-        ChunkJob(out.url, config.seed, config.rotate, i, start, stop)
-        for i, start, stop in config.chunks()
-        if str(i) not in done
-    )
-    games_done = sum(c["stop"] - c["start"] for c in done.values())
+    return RunPlan(config, setup, out, manifest, measure, tag)
+
+
+def run(
+    config: RunConfig,
+    setup: Setup,
+    out: str | Path | RunStore,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    force: bool = False,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress."""
+    plan = open_run(config, setup, out, resume=resume, force=force)
+    games_done = plan.games_done
     if on_chunk:
         on_chunk(games_done, config.games)
     t0 = time.perf_counter()
     games_run = chunks_run = 0
-    if len(done) < config.n_chunks:
-        try:
-            for result in executor.run(setup, jobs):
-                done[str(result.index)] = result.to_manifest()
-                record_chunk(out, result.index, done[str(result.index)])
+    try:
+        if not plan.complete:
+            for result in executor.run(setup, plan.jobs()):
+                plan.record(result)
                 games_run += result.stop - result.start
                 games_done += result.stop - result.start
                 chunks_run += 1
                 if on_chunk:
                     on_chunk(games_done, config.games)
-        finally:
-            executor.close()
-    else:
+    finally:
         executor.close()
-    # Every chunk is in place and no worker is left, so any temporary file is an orphan of a
-    # worker killed mid-write (its chunk was redone): sweep it before calling the run complete.
-    out.remove_temporaries()
-    manifest["status"] = "complete"
-    write_manifest(out, manifest)
-    out.clear_journal()  # the manifest now lists every chunk
-    return RunSummary(out.url, config.games, games_run, chunks_run, time.perf_counter() - t0, True)
+    plan.finish()
+    seconds = time.perf_counter() - t0
+    return RunSummary(plan.store.url, config.games, games_run, chunks_run, seconds, True)

@@ -47,7 +47,11 @@ def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Rep
     manifest = read_manifest(root)  # a missing or unreadable manifest is a user error (exit 2)
     config = run_config(manifest)
     game = get_game(config.game)
-    declared = {t.name: t.arrow() for t in game.logged_tables}
+    declared = {
+        t.name: t.arrow()
+        for t in game.logged_tables
+        if config.tables is None or t.name in config.tables
+    }
     chunks = {str(i): (start, stop) for i, start, stop in config.chunks()}
     listed = manifest["chunks"]
 
@@ -82,7 +86,7 @@ def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Rep
         )
     if set(manifest["tables"]) != set(declared):
         problem(
-            f"manifest tables {sorted(manifest['tables'])} differ from the game's "
+            f"manifest tables {sorted(manifest['tables'])} differ from the configuration's "
             f"{sorted(declared)}"
         )
     seen_games = 0

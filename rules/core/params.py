@@ -7,11 +7,22 @@ parsed and checked here, so every game refuses bad input with the same kind of m
 
     unknown rule key 'hand_sise' for dino-kontra-dino (known: deck, first_holder, hand_size, ...)
     rule 'hand_size' must be an integer in 1..10, got '0'
+
+Two kinds of dotted key reach inside a value:
+
+* ``gene_bag.tail=4``: one element of a tuple key whose elements the game names
+  (``param(..., names=(...))``); the rest of the tuple keeps its value.
+* ``deck.Tyrannosaurus.size=5``: an entry of the data file a key names, for the keys a game
+  lists in :attr:`Parameters.DATA_KEYS`. Such changes are kept, sorted, in the game's
+  ``edits`` rule (``deck.Allosaurus.speed=2;deck.Tyrannosaurus.size=5``), so a run records them
+  like any other rule value; the game's data loader applies them and checks each entry's name
+  and range against the file (:func:`parse_edits`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 import types
 import typing
@@ -34,6 +45,8 @@ class ParamInfo:
     lo: float | None = None
     hi: float | None = None
     choices: tuple[Any, ...] | None = None
+    names: tuple[str, ...] | None = None
+    """The names of a tuple key's elements (``gene_bag.tail``), if the game gives them."""
 
     def allowed(self) -> str:
         """The allowed values in words, for help texts and error messages."""
@@ -60,11 +73,15 @@ def param(
     lo: float | None = None,
     hi: float | None = None,
     choices: tuple[Any, ...] | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> Any:
-    """A parameter field: its rulebook default, a one-line doc, its source and allowed values."""
-    meta = {"doc": doc, "source": source, "lo": lo, "hi": hi, "choices": choices}
+    """A parameter field: its rulebook default, a one-line doc, its source and allowed values
+    (``names``: a tuple key's element names, so ``key.name=value`` sets one element)."""
+    meta = {"doc": doc, "source": source, "lo": lo, "hi": hi, "choices": choices, "names": names}
     if isinstance(default, list | dict):
         raise TypeError("use tuples for sequence defaults")
+    if names is not None and (not isinstance(default, tuple) or len(names) != len(default)):
+        raise TypeError("names= needs a tuple default with one name per element")
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -91,6 +108,9 @@ class Parameters:
     """Base of every game's parameters: a frozen dataclass of :func:`param` fields."""
 
     GAME: ClassVar[str] = "game"
+    DATA_KEYS: ClassVar[tuple[str, ...]] = ()
+    """Keys naming a data file whose entries ``key.entry.field=value`` may change (the game
+    then declares an ``edits`` rule that holds them and applies them when it loads the file)."""
 
     @classmethod
     def info(cls) -> dict[str, ParamInfo]:
@@ -108,6 +128,7 @@ class Parameters:
                 lo=m.get("lo"),
                 hi=m.get("hi"),
                 choices=m.get("choices"),
+                names=m.get("names"),
             )
         return out
 
@@ -123,20 +144,131 @@ class Parameters:
         return cls().with_values(values)
 
     def with_values(self, values: Mapping[str, Any]) -> Self:
-        """A copy with ``values`` (strings from the command line or TOML values) applied."""
+        """A copy with ``values`` (strings from the command line or TOML values) applied.
+
+        Whole keys first, then tuple elements (``gene_bag.tail``), then data entries
+        (``deck.Tyrannosaurus.size``), so an element or entry changes the value given with it.
+        """
         info = self.info()
-        changes = {}
+        changes: dict[str, Any] = {}
+        elements: list[tuple[str, str, Any]] = []
+        entries: dict[str, str] = {}
         for key, raw in values.items():
-            if key not in info:
+            if key in info:
+                changes[key] = _coerce(info[key], raw)
+                continue
+            head, dot, rest = key.partition(".")
+            if dot and head in self.DATA_KEYS and rest:
+                entries[key] = _entry_value(key, raw)
+            elif dot and head in info and info[head].names is not None:
+                elements.append((head, rest, raw))
+            elif dot and head in info:
+                raise RuleError(f"rule '{head}' has no named elements; set it whole ({head}=...)")
+            else:
                 known = ", ".join(info)
                 raise RuleError(f"unknown rule key '{key}' for {self.GAME} (known: {known})")
-            changes[key] = _coerce(info[key], raw)
+        for head, name, raw in elements:
+            p = info[head]
+            assert p.names is not None
+            if name not in p.names:
+                raise RuleError(
+                    f"rule '{head}' has no element '{name}' (known: {', '.join(p.names)})"
+                )
+            current = list(changes.get(head, getattr(self, head)))
+            if len(current) != len(p.names):
+                raise RuleError(f"rule '{head}' needs {len(p.names)} values to set '{name}'")
+            elem = _element_info(p, name)
+            current[p.names.index(name)] = _coerce(elem, raw)
+            changes[head] = tuple(current)
+        if entries:
+            if "edits" not in info:
+                raise TypeError(f"{type(self).__name__} lists DATA_KEYS but has no 'edits' rule")
+            merged = parse_edits(changes.get("edits", getattr(self, "edits", "")), self.DATA_KEYS)
+            merged.update(entries)
+            changes["edits"] = format_edits(merged)
         new = dataclasses.replace(self, **changes)
         new.check()
+        if "edits" in info:
+            parse_edits(getattr(new, "edits", ""), self.DATA_KEYS)
         return new
+
+    def value_of(self, key: str) -> Any:
+        """The value of a rule key or a tuple element (``gene_bag.tail``); data entries are
+        the data file's (see the game's data loader)."""
+        info = self.info()
+        if key in info:
+            return getattr(self, key)
+        head, _, name = key.partition(".")
+        if head in info and info[head].names and name in info[head].names:
+            return getattr(self, head)[info[head].names.index(name)]
+        raise RuleError(f"unknown rule key '{key}' for {self.GAME}")
+
+    def edit_values(self) -> dict[str, str]:
+        """The data entries this configuration changes (``deck.X.size`` -> ``'5'``)."""
+        if not self.DATA_KEYS:
+            return {}
+        return parse_edits(getattr(self, "edits", ""), self.DATA_KEYS)
 
     def check(self) -> None:
         """Cross-field checks; subclasses extend. Raises :class:`RuleError`."""
+
+
+def _element_info(p: ParamInfo, name: str) -> ParamInfo:
+    """The scalar :class:`ParamInfo` of one named element of a tuple key."""
+    kind = "float" if p.kind == "tuple[float]" else "int"
+    assert p.names is not None
+    default = p.default[p.names.index(name)] if len(p.default) == len(p.names) else None
+    return dataclasses.replace(p, name=f"{p.name}.{name}", kind=kind, default=default, names=None)
+
+
+def element_infos(p: ParamInfo) -> dict[str, ParamInfo]:
+    """Every named element of a tuple key as a scalar rule key (``gene_bag.tail`` ...)."""
+    return {f"{p.name}.{n}": _element_info(p, n) for n in p.names or ()}
+
+
+_ENTRY = re.compile(r"^[^=;]+$")
+
+
+def _entry_value(key: str, raw: Any) -> str:
+    """A data entry's new value as text (the data loader checks its range)."""
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise RuleError(f"data entry '{key}' takes a number, got {raw!r}")
+    text = str(raw).strip()
+    try:
+        float(text)
+    except ValueError:
+        raise RuleError(f"data entry '{key}' takes a number, got {raw!r}") from None
+    return text
+
+
+def parse_edits(text: str, data_keys: tuple[str, ...]) -> dict[str, str]:
+    """``deck.X.size=5;deck.Y.speed=2`` as a dict (later entries win), each key checked to
+    start with one of ``data_keys`` and to name an entry and a field."""
+    out: dict[str, str] = {}
+    for item in (i.strip() for i in text.split(";")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        head, _, rest = key.partition(".")
+        entry, _, field = rest.rpartition(".")
+        if not sep or head not in data_keys or not entry or not field or not _ENTRY.match(key):
+            keys = " or ".join(f"{k}.<entry>.<field>=<number>" for k in data_keys)
+            raise RuleError(f"rule 'edits' takes {keys} joined by ';', got {item!r}")
+        out[key] = _entry_value(key, value.strip())
+    return out
+
+
+def format_edits(edits: Mapping[str, str]) -> str:
+    """The canonical text of data entry changes: sorted by key, joined by ';'."""
+    return ";".join(f"{k}={edits[k]}" for k in sorted(edits))
+
+
+def split_entry(key: str) -> tuple[str, str, str]:
+    """``deck.Tyrannosaurus Rex.size`` -> ``('deck', 'Tyrannosaurus Rex', 'size')``."""
+    head, _, rest = key.partition(".")
+    entry, _, field = rest.rpartition(".")
+    return head, entry, field
 
 
 def _bad(p: ParamInfo, raw: Any) -> RuleError:
@@ -179,7 +311,7 @@ def _coerce(p: ParamInfo, raw: Any) -> Any:
             if value != value or value in (float("inf"), float("-inf")):
                 raise ValueError
         elif p.kind == "str":
-            if not isinstance(raw, str) or not raw:
+            if not isinstance(raw, str) or (not raw and p.default != ""):
                 raise ValueError
             value = raw
         else:

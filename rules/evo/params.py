@@ -23,6 +23,9 @@ from rules.evo.constants import (
 )
 from rules.evo.maps import BUILTIN, EvoMap, load_map
 
+GENE_NAMES = ("tail", "leg", "horn", "egg", "fur", "parasol", "mutation", "card")
+"""The gene bag's tiles in order (``gene_bag.tail`` ...); the portrait has the first seven."""
+
 
 @dataclasses.dataclass(frozen=True)
 class EvoParameters(Parameters):
@@ -55,6 +58,7 @@ class EvoParameters(Parameters):
         "gene tiles in the bag: tail, leg, horn, egg, fur, parasol, mutation, card",
         lo=0,
         hi=40,
+        names=GENE_NAMES,
     )
     portrait: tuple[int, ...] = param(
         (1, 1, 0, 1, 1, 1, 0),
@@ -62,6 +66,7 @@ class EvoParameters(Parameters):
         source="rulebook (horns 0: spec section 2)",
         lo=0,
         hi=20,
+        names=GENE_NAMES[:7],
     )
     climate_cycle: tuple[int, ...] = param(
         (0, 1, 2, 3, 2, 1),
@@ -78,6 +83,7 @@ class EvoParameters(Parameters):
         "climate marker steps for die faces 1-6 (1 back, 2 stay, 3-6 forward)",
         lo=-2,
         hi=2,
+        names=tuple(f"face{f}" for f in range(1, 7)),
     )
     combat_odds: tuple[int, ...] = param(
         (0, 1, 2, 4, 5),
@@ -85,6 +91,7 @@ class EvoParameters(Parameters):
         "(0: attack not allowed)",
         lo=0,
         hi=6,
+        names=("minus2", "minus1", "even", "plus1", "plus2"),
     )
     initiative_tails: bool = param(
         True, "initiative is decided by tails first (false: by dinos, then the die)"

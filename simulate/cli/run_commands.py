@@ -67,6 +67,14 @@ def simulate(
     chunk_size: Annotated[
         int | None, typer.Option(help="Games per chunk (one Parquet part per table).")
     ] = None,
+    tables: Annotated[
+        str | None,
+        typer.Option(
+            help="Log only these tables, e.g. games,players (always logged) or "
+            "games,players,turns: faster, smaller runs for the analyses that need only them "
+            "(default: every table; `dinolab games GAME` lists them)."
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option(help="Finish an interrupted run; only missing chunks are played.")
     ] = False,
@@ -133,6 +141,7 @@ def simulate(
         chunk_size=pick(chunk_size, "chunk_size", None),
         assignments=assignments,
         rules_file=str(rules_file) if rules_file else None,
+        tables=tables if tables is not None else (previous.tables if previous else None),
     )
     if out is None:
         out = str(Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}")
@@ -265,6 +274,7 @@ def demo(
         simulate(
             g.name, games=n, players=d.players, seed=7, strategy=d.strategy, rotate=d.rotate,
             assignments=None, rules_file=None, out=str(out), workers=workers, backend="local",
-            scheduler=None, chunk_size=None, resume=False, force=out.exists(), progress=progress,
+            scheduler=None, chunk_size=None, tables=None, resume=False, force=out.exists(),
+            progress=progress,
         )  # fmt: skip
         report(str(out), variants=True, variant_games=max(1, n // 4), workers=workers)

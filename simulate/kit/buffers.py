@@ -58,10 +58,12 @@ def allocate(
     detail: bool = True,
     trace: bool = False,
     poison: Any = None,
+    tables: Sequence[str] | None = None,
 ) -> Any:
-    """Empty buffers for ``n_games`` games: detail tables only with ``detail``, trace tables only
-    with ``trace``. ``poison`` fills them with a value instead of leaving them uninitialised
-    (the conformance suite uses two poisons to find a column no kernel writes)."""
+    """Empty buffers for ``n_games`` games: detail tables only with ``detail`` (and, given
+    ``tables``, only those named there), trace tables only with ``trace``. ``poison`` fills
+    them with a value instead of leaving them uninitialised (the conformance suite uses two
+    poisons to find a column no kernel writes)."""
     spec = setup.game
     meta = np.zeros((len(spec.tables), 3), dtype=np.int64)
     watch = np.array(
@@ -71,7 +73,7 @@ def allocate(
     for i, t in enumerate(spec.tables):
         on = (
             t.kind is Kind.GAME
-            or (t.kind is Kind.DETAIL and detail)
+            or (t.kind is Kind.DETAIL and detail and (tables is None or t.name in tables))
             or (t.kind is Kind.TRACE and trace)
         )
         room = int(t.rows_per_game(setup)) if on else 0
@@ -162,12 +164,14 @@ def column_array(column: Column, table: Table, buf: Any, setup: Setup, start: in
     return to_arrow(values, column.type)
 
 
-def arrow_tables(setup: Setup, logs: Any, start: int) -> dict[str, pa.Table]:
-    """Every logged table of a chunk starting at game ``start``, from its buffers (trace
-    tables are not logged)."""
+def arrow_tables(
+    setup: Setup, logs: Any, start: int, tables: Sequence[str] | None = None
+) -> dict[str, pa.Table]:
+    """Every logged table of a chunk starting at game ``start`` (only ``tables`` if given),
+    from its buffers (trace tables are not logged)."""
     out = {}
     for t, buf in zip(setup.game.tables, logs[2:], strict=True):
-        if t.kind is Kind.TRACE:
+        if t.kind is Kind.TRACE or (tables is not None and t.name not in tables):
             continue
         arrays = [column_array(c, t, buf, setup, start) for c in t.columns]
         out[t.name] = pa.Table.from_arrays(arrays, schema=t.arrow())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -60,8 +61,10 @@ def play_logs(
     trace: bool = False,
     reuse: bool = False,
     poison: Any = None,
+    tables: Sequence[str] | None = None,
 ) -> Any:
-    """Play games ``start .. stop-1`` into column buffers and return them.
+    """Play games ``start .. stop-1`` into column buffers and return them (detail tables only
+    those named in ``tables``, if given).
 
     ``reuse``: take the buffers of this thread's previous call of the same shape, so the
     buffers returned before become invalid (the chunk runner writes each chunk's tables before
@@ -69,11 +72,11 @@ def play_logs(
     """
     ctx = context(setup)
     n = stop - start
-    key = (n, detail, trace)
+    key = (n, detail, trace, None if tables is None else tuple(tables))
     logs = ctx.buffers.pop(key, None) if reuse and poison is None else None
     if logs is None:
         ctx.buffers.clear()
-        logs = allocate(setup, n, detail=detail, trace=trace, poison=poison)
+        logs = allocate(setup, n, detail=detail, trace=trace, poison=poison, tables=tables)
     else:
         reset(logs)
     kernel = setup.game.kernel
@@ -110,10 +113,20 @@ def _check_rows(setup: Setup, logs: Any, n_games: int) -> None:
 
 
 def play(
-    setup: Setup, seed: int, rotate: bool, start: int, stop: int, *, reuse: bool = False
+    setup: Setup,
+    seed: int,
+    rotate: bool,
+    start: int,
+    stop: int,
+    *,
+    reuse: bool = False,
+    tables: Sequence[str] | None = None,
 ) -> dict[str, pa.Table]:
-    """Play games ``start .. stop-1`` and return one Arrow table per logged table."""
-    return arrow_tables(setup, play_logs(setup, seed, rotate, start, stop, reuse=reuse), start)
+    """Play games ``start .. stop-1`` and return one Arrow table per logged table (only
+    ``tables``, if given; the shared ``games`` and ``players`` are always there)."""
+    logs = play_logs(setup, seed, rotate, start, stop, reuse=reuse, tables=tables)
+    keep = None if tables is None else {*tables, "games", "players"}
+    return arrow_tables(setup, logs, start, keep)
 
 
 def columns(setup: Setup, seed: int, rotate: bool, start: int, stop: int, **kw: Any) -> Any:

@@ -13,8 +13,11 @@ threads, Dask workers with many threads) plays the same rows.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib
+import json
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, Protocol
 
 from rules.core.errors import RuleError
@@ -32,6 +35,13 @@ class GameData(Protocol):
     def describe(self) -> str:
         """One line naming the data set, saying PROVISIONAL where it is not the real one."""
         ...
+
+
+def data_knobs(data: GameData) -> dict[str, Any]:
+    """The entries of a game's data a study may change (``deck.Tyrannosaurus.size`` ->
+    :class:`~rules.core.params.ParamInfo`), for games whose data declares ``knobs()``."""
+    knobs = getattr(data, "knobs", None)
+    return knobs() if knobs is not None else {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,6 +219,17 @@ class Setup:
     @property
     def labels(self) -> list[str]:
         return [s.label for s in self.lineup]
+
+    @cached_property
+    def key(self) -> str:
+        """A digest of everything that decides how this setup plays (game, rules, players,
+        lineup, data): workers keep setups by it."""
+        text = json.dumps(
+            [self.game.name, self.params.to_dict(), self.n_players,
+             [s.spec for s in self.lineup], self.data.sha256],
+            sort_keys=True,
+        )  # fmt: skip
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def describe_data(self) -> str:
         return self.data.describe()
