@@ -363,14 +363,14 @@ def logs_some_tables(run: RunData) -> bool:
     return run.config.get("tables") is not None
 
 
-def _header(run: RunData, title: str | None = None) -> dict[str, str]:
+def _header(run: RunData, title: str | None = None, config: str | None = None) -> dict[str, str]:
     c, m = run.config, run.manifest
     params = ", ".join(f"{k}={json.dumps(v)}" for k, v in c["params"].items())
     return {
         "title": title or f"{run.title}: {c['n_players']} players, {run.games_logged:,} games",
         "data": m["data"]["description"],
         "lineup": ", ".join(c["strategies"]) + (" (rotated)" if c["rotate"] else ""),
-        "config": f"seed {c['seed']}; {params}",
+        "config": config or f"seed {c['seed']}; {params}",
         "tool": ", ".join(f"{k} {v}" for k, v in m["versions"].items() if k != "platform"),
         "status": ""
         if run.complete
@@ -392,9 +392,12 @@ td:first-child,th:first-child{text-align:left}
 """
 
 
-def render_html(run: RunData, sections: list[Section], title: str | None = None) -> str:
-    """The report as one self-contained HTML page (plots embedded as PNG)."""
-    h = _header(run, title)
+def render_html(
+    run: RunData, sections: list[Section], title: str | None = None, config: str | None = None
+) -> str:
+    """The report as one self-contained HTML page (plots embedded as PNG); ``config``
+    replaces the run's configuration line (a study's report describes the study)."""
+    h = _header(run, title, config)
     e = html.escape
     out = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(h['title'])}</title>",
@@ -426,9 +429,11 @@ def render_html(run: RunData, sections: list[Section], title: str | None = None)
     return "\n".join(out)
 
 
-def render_markdown(run: RunData, sections: list[Section], title: str | None = None) -> str:
+def render_markdown(
+    run: RunData, sections: list[Section], title: str | None = None, config: str | None = None
+) -> str:
     """The report's tables and text as Markdown (plots are in the HTML page)."""
-    h = _header(run, title)
+    h = _header(run, title, config)
     out = [f"# {h['title']}", ""]
     if h["status"]:
         out += [f"**{h['status']}**", ""]

@@ -18,6 +18,7 @@ import polars as pl
 from reports import plots
 from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
 from reports.common import clustered, share_frame
+from reports.metrics import Feature, Metric
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import with_wilson
@@ -208,6 +209,52 @@ def progress(chunk: Chunk) -> pl.DataFrame:
     won = turns["won"].to_numpy().reshape(games, rounds, chunk.n_players).astype(np.int16)
     np.cumsum(won, axis=1, out=won)
     return turns.select("game_id", "round", "seat").with_columns(score=pl.Series(won.ravel()))
+
+
+# ------------------------------------------------------------------ metrics (reports.metrics)
+
+
+def first_mover(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``first_seat``, the seat that started with the figure (``games.first_holder``),
+    for the shared ``first_share`` metric."""
+    return chunk.table("games", ["game_id", "first_holder"]).select(
+        "game_id", first_seat="first_holder"
+    )
+
+
+FIRST_MOVER_TABLES = ("games",)
+"""The tables :func:`first_mover` reads."""
+
+
+def figure_features(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``tied_rounds``, the rounds the figure decided (``n_top > 1``), and
+    ``played_rounds``, its rounds (rows of ``rounds``)."""
+    r = chunk.table("rounds", ["game_id", "n_top"])
+    n = chunk.stop - chunk.start
+    at = r["game_id"].to_numpy() - chunk.start
+    tied = (r["n_top"].to_numpy() > 1).astype(np.float64)
+    return pl.DataFrame(
+        {
+            "game_id": np.arange(chunk.start, chunk.stop, dtype=np.int64),
+            "tied_rounds": np.bincount(at, weights=tied, minlength=n),
+            "played_rounds": np.bincount(at, minlength=n).astype(np.float64),
+        }
+    )
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric(
+        "figure_decides",
+        "share of rounds decided by the figure's tie rule (two or more seats tied at the top "
+        "strength, rounds.n_top > 1): all tied rounds over all rounds",
+        "share of rounds",
+        0.01,
+        tables=("rounds",),
+        features=lambda ctx, arg: (Feature(figure_features),),
+        formula=lambda m, arg: m["tied_rounds"] / m["played_rounds"],
+    ),
+)
+"""Dino Kontra Dino's own metrics (besides :data:`reports.metrics.SHARED`)."""
 
 
 def partials(run: RunData) -> list[Partial]:

@@ -39,7 +39,9 @@ subsets of positions (``dinolab fit evo``).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import weakref
 
 import numpy as np
 import polars as pl
@@ -47,6 +49,7 @@ import polars as pl
 from reports import plots
 from reports.aggregate import (
     Chunk,
+    Cross,
     Mapper,
     Partial,
     cluster_moments,
@@ -61,6 +64,7 @@ from reports.aggregate import (
     second_pass,
 )
 from reports.common import cluster, clustered, share_expr, share_frame, win_share_by, with_win_share
+from reports.metrics import Context, Estimate, Metric, MetricError
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
@@ -181,17 +185,23 @@ def _fits(sums: dict[int, tuple[int, np.ndarray, np.ndarray]]) -> dict:
     return fits
 
 
-def _meat_map(chunk: Chunk, betas: tuple[tuple[int, tuple[float, ...]], ...]):
-    """Per fitted round: the chunk's scores ``x * residual`` summed per cluster, as
-    :func:`~reports.aggregate.outer_part` (whole clusters folded, split ones raw)."""
-    rounds, clusters, x, y = _design(chunk)
+def _scores(design, betas: tuple[tuple[int, tuple[float, ...]], ...]) -> dict:
+    """Per fitted round of a chunk's :func:`_design`: its scores ``x * residual`` summed per
+    cluster, ``(clusters ascending, sums)``."""
+    rounds, clusters, x, y = design
     out = {}
     for r, beta in betas:
         if r in rounds:
             at = rounds[r]
             e = y[at] - x[at] @ np.asarray(beta)
-            out[r] = outer_part(chunk, *cluster_sums(clusters[at], x[at] * e[:, None]))
+            out[r] = cluster_sums(clusters[at], x[at] * e[:, None])
     return out
+
+
+def _meat_map(chunk: Chunk, betas: tuple[tuple[int, tuple[float, ...]], ...]):
+    """Per fitted round: the chunk's scores ``x * residual`` summed per cluster, as
+    :func:`~reports.aggregate.outer_part` (whole clusters folded, split ones raw)."""
+    return {r: outer_part(chunk, *s) for r, s in _scores(_design(chunk), betas).items()}
 
 
 def _meat_reduce(parts: list[dict], betas: tuple[tuple[int, tuple[float, ...]], ...]):
@@ -204,6 +214,30 @@ def _meat_reduce(parts: list[dict], betas: tuple[tuple[int, tuple[float, ...]], 
     return out
 
 
+def _sold_weights(sold: pl.DataFrame, r: int) -> tuple[np.ndarray, int]:
+    """Round ``r``'s share of the genes sold, per regressor of :data:`NAMES` (the weights of
+    the average gene sold), and the genes sold."""
+    counts = {g: n for g, rr, n in sold.iter_rows() if rr == r}
+    total = sum(counts.values())
+    weights = np.zeros(len(NAMES))
+    for g, n in counts.items():
+        weights[NAMES.index(COLUMN_OF_GENE[g])] += n / total if total else 0.0
+    return weights, total
+
+
+def _relative_value(beta: np.ndarray, weights: np.ndarray, gene: str) -> tuple[float, np.ndarray]:
+    """A gene's value relative to the average gene sold (``weights``), in points, and its
+    gradient in the coefficients ``beta``."""
+    p = NAMES.index("points")
+    contrast = -weights.copy()
+    contrast[NAMES.index(COLUMN_OF_GENE[gene])] += 1.0
+    numerator = contrast @ beta
+    pi = beta[p]
+    grad = contrast / pi
+    grad[p] -= numerator / pi**2
+    return numerator / pi, grad
+
+
 def _values(fits: dict, meats: dict, sold: pl.DataFrame) -> pl.DataFrame:
     """Relative gene values per round from the fits, their meats and the genes sold."""
     rows = []
@@ -213,11 +247,7 @@ def _values(fits: dict, meats: dict, sold: pl.DataFrame) -> pl.DataFrame:
         meat = full_meat[np.ix_(used, used)]
         cov = np.zeros((len(NAMES), len(NAMES)))
         cov[np.ix_(used, used)] = inv @ meat @ inv * (c / max(c - 1, 1))
-        counts = {g: n for g, rr, n in sold.iter_rows() if rr == r}
-        total = sum(counts.values())
-        weights = np.zeros(len(NAMES))
-        for g, n in counts.items():
-            weights[NAMES.index(COLUMN_OF_GENE[g])] += n / total if total else 0.0
+        weights, total = _sold_weights(sold, r)
         pi = beta[p]
         pi_known = pi - 2 * math.sqrt(max(cov[p, p], 0.0)) > 0  # a point is clearly worth >0
         for gene in GENES:
@@ -234,13 +264,8 @@ def _values(fits: dict, meats: dict, sold: pl.DataFrame) -> pl.DataFrame:
                     }
                 )
                 continue
-            contrast = -weights.copy()
-            contrast[g] += 1.0
-            numerator = contrast @ beta
-            grad = contrast / pi
-            grad[p] -= numerator / pi**2
+            value, grad = _relative_value(beta, weights, gene)
             se = math.sqrt(max(grad @ cov @ grad, 0.0))
-            value = numerator / pi
             rows.append(
                 {
                     "gene": gene,
@@ -430,8 +455,11 @@ def gene_price_curves(run: RunData, mapper: Mapper | None = None) -> pl.DataFram
     round; a gene is *overpriced* when its relative price lies above its relative value's
     interval, *underpriced* when below.
     """
-    values = gene_values(run, mapper)
-    prices = gene_prices(run, mapper)
+    return _price_curves(gene_values(run, mapper), gene_prices(run, mapper))
+
+
+def _price_curves(values: pl.DataFrame, prices: pl.DataFrame) -> pl.DataFrame:
+    """:func:`gene_price_curves` from the gene values and prices."""
     if values.is_empty():
         return values
     average = prices.group_by("round").agg(
@@ -475,6 +503,221 @@ def gene_summary(curves: pl.DataFrame) -> pl.DataFrame:
         .with_columns(surplus=pl.col("value") - pl.col("price"))
         .sort("surplus")
     )
+
+
+# ------------------------------------------------------------------ gene surplus with intervals
+
+_BATCH = 4096
+"""Clusters whose joint score vectors :func:`_scores_map` holds at once."""
+
+
+def _scores_map(chunk: Chunk, betas: tuple[tuple[int, tuple[float, ...]], ...]):
+    """:func:`_meat_map`'s per-round parts and, over every fitted round at once, the chunk's
+    per-cluster score vectors (round after round in ``betas`` order, :data:`NAMES` each) as
+    one :func:`~reports.aggregate.outer_part`: the cross-round blocks of the sandwich."""
+    scores = _scores(_design(chunk), betas)
+    k, block = len(NAMES), {r: i for i, (r, _) in enumerate(betas)}
+    width = k * len(betas)
+    ids = np.unique(np.concatenate([np.zeros(0, np.int64), *(c for c, _ in scores.values())]))
+    total = Cross(np.zeros(width), np.zeros((width, width)), 0)
+    split_ids, split_sums = [np.zeros(0, np.int64)], [np.zeros((0, width))]
+    for a in range(0, len(ids), _BATCH):
+        part = ids[a : a + _BATCH]
+        v = np.zeros((len(part), width))
+        for r, (cid, sums) in scores.items():
+            lo, hi = np.searchsorted(cid, [part[0], part[-1] + 1])
+            at = block[r] * k
+            v[np.searchsorted(part, cid[lo:hi]), at : at + k] = sums[lo:hi]
+        cross, (sid, ssum) = outer_part(chunk, part, v)
+        total = total + cross
+        split_ids.append(sid)
+        split_sums.append(ssum)
+    meats = {r: outer_part(chunk, *s) for r, s in scores.items()}
+    return meats, (total, (np.concatenate(split_ids), np.concatenate(split_sums)))
+
+
+def _scores_reduce(parts: list, betas: tuple[tuple[int, tuple[float, ...]], ...]):
+    """:func:`_meat_reduce`'s meats, and the joint meat over the fitted rounds with its
+    clusters."""
+    meats = _meat_reduce([m for m, _ in parts], betas)
+    joint = combine_outer([j for _, j in parts], len(NAMES) * len(betas))
+    return meats, (joint.clusters, joint.outer)
+
+
+def _joint_covariance(fits: dict, joint: tuple[int, np.ndarray]) -> np.ndarray:
+    """The cluster-robust covariance of every fitted round's coefficients at once (round
+    after round in ``fits`` order, :data:`NAMES` each; 0 for the unused regressors)."""
+    c, meat = joint
+    k = len(NAMES)
+    bread = np.zeros((k * len(fits), k * len(fits)))
+    for i, (used, _, inv) in enumerate(fits.values()):
+        at = [i * k + u for u in used]
+        bread[np.ix_(at, at)] = inv
+    return bread @ meat @ bread.T * (c / max(c - 1, 1))
+
+
+def _surplus_analysis(run: RunData, mapper: Mapper | None) -> tuple[pl.DataFrame, int]:
+    """:func:`gene_surplus` computed: two passes over the chunks."""
+    first = run_all(run, [POSITION_SUMS, GENE_PRICES], mapper)
+    prices = first[GENE_PRICES]
+    fits = _fits(first[POSITION_SUMS])
+    empty = pl.DataFrame(
+        schema={"gene": pl.String, "sold": pl.UInt32,
+                **dict.fromkeys(("paid", "price", "value", "surplus", "se", "lo", "hi"),
+                                pl.Float64)}
+    )  # fmt: skip
+    if not fits:
+        return empty, run.games_logged
+    betas = tuple((r, tuple(float(b) for b in beta)) for r, (_, beta, _) in fits.items())
+    base, first_mapper = second_pass(run)
+    meats, joint = run_one(
+        base, Partial("evo_gene_scores", _scores_map, _scores_reduce, (betas,)),
+        mapper or first_mapper,
+    )  # fmt: skip
+    sold = prices.select("gene", "round", "sold")
+    curves = _price_curves(_values(fits, meats, sold), prices)
+    summary = gene_summary(curves)
+    if summary.is_empty():
+        return empty, run.games_logged
+    cov = _joint_covariance(fits, joint)
+    block = {r: i for i, r in enumerate(fits)}
+    k = len(NAMES)
+    se = {}
+    for gene in summary["gene"]:
+        rows = curves.filter(
+            (pl.col("gene") == gene) & (pl.col("sold") > 0) & pl.col("value").is_not_null()
+        )
+        grad = np.zeros(k * len(fits))
+        n = rows["sold"].sum()
+        for r, count in rows.select("round", "sold").iter_rows():
+            weights, _ = _sold_weights(sold, r)
+            _, g = _relative_value(fits[r][1], weights, gene)
+            grad[block[r] * k : (block[r] + 1) * k] = g * count / n
+        se[gene] = math.sqrt(max(grad @ cov @ grad, 0.0))
+    out = summary.select("gene", "sold", "paid", "price", "value", "surplus").with_columns(
+        se=pl.col("gene").replace_strict(se, return_dtype=pl.Float64)
+    )
+    out = out.with_columns(
+        lo=pl.col("surplus") - Z95 * pl.col("se"), hi=pl.col("surplus") + Z95 * pl.col("se")
+    )
+    return out, run.games_logged
+
+
+_SURPLUS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Run -> (its chunks, :func:`gene_surplus`, games): the analysis once per run, however many
+metrics read it."""
+
+
+def gene_surplus(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """Per gene: :func:`gene_summary`'s ``sold``, ``paid``, ``price``, ``value`` and
+    ``surplus`` (value minus price, points relative to the average gene), with the surplus's
+    standard error ``se`` and 95% interval ``lo``, ``hi``.
+
+    The interval is the delta method's on the sold-weighted mean of the gene's per-round values
+    with the cluster-robust covariance of every round's coefficients at once (the rounds of
+    one game are not independent); prices and genes sold are taken as given, as the fit
+    (``dinolab fit evo``) takes them. Two passes over the chunks, once per run object (cached
+    while the run is alive)."""
+    return _surplus(run, mapper)[0]
+
+
+def _surplus(run: RunData, mapper: Mapper | None) -> tuple[pl.DataFrame, int]:
+    """:func:`gene_surplus` and the games it is from, cached per run object."""
+    chunks_now = tuple(sorted(run.manifest["chunks"]))
+    try:
+        known = _SURPLUS.get(run)
+    except TypeError:  # not weakly referable: no cache
+        known = None
+    if known is not None and known[0] == chunks_now:
+        return known[1:]
+    df, games = _surplus_analysis(run, mapper)
+    with contextlib.suppress(TypeError):  # not weakly referable: no cache
+        _SURPLUS[run] = (chunks_now, df, games)
+    return df, games
+
+
+def _estimate(df: pl.DataFrame, gene: str, games: int) -> Estimate:
+    row = df.filter(pl.col("gene") == gene)
+    if row.is_empty():
+        nan = float("nan")
+        return Estimate(nan, nan, nan, nan, games)
+    r = row.row(0, named=True)
+    return Estimate(r["surplus"], r["se"], r["lo"], r["hi"], games)
+
+
+def measure_surplus(run: RunData, arg: str | None, mapper: Mapper | None = None) -> Estimate:
+    """``surplus[GENE]``: :func:`gene_surplus`'s row of the gene (NaN when its value is not
+    estimable in any round it was sold)."""
+    if arg not in GENES:
+        raise MetricError(f"metric 'surplus' needs GENE in {', '.join(GENES)}, got '{arg}'")
+    df, games = _surplus(run, mapper)
+    return _estimate(df, arg, games)
+
+
+def measure_max_surplus(
+    run: RunData, arg: str | None = None, mapper: Mapper | None = None
+) -> Estimate:
+    """``max_surplus``: the largest gene surplus, with that gene's interval (NaN when no
+    gene's is measurable)."""
+    df, games = _surplus(run, mapper)
+    df = df.filter(pl.col("surplus").is_not_nan())
+    top = df.sort("surplus").row(-1, named=True)["gene"] if df.height else ""
+    return _estimate(df, top, games)
+
+
+def first_mover(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``first_seat``, the first player of round 1 (the ``turns`` row of round 1 with
+    ``initiative`` 0: first in player order from phase 1; ``rounds.first_seat`` is the order
+    at the end of the round, after Én jövök előbb!), for the shared ``first_share`` metric."""
+    if "turns" not in chunk.run.manifest["tables"]:
+        raise MetricError("EVO's first player is read from the turns table: log it (--tables)")
+    t = chunk.table("turns", ["game_id", "round", "seat", "initiative"])
+    first = (t["round"].to_numpy() == 1) & (t["initiative"].to_numpy() == 0)
+    return pl.DataFrame(
+        {
+            "game_id": t["game_id"].to_numpy()[first],
+            "first_seat": t["seat"].to_numpy()[first],
+        }
+    )
+
+
+FIRST_MOVER_TABLES = ("turns",)
+"""The tables :func:`first_mover` reads."""
+
+SURPLUS_TABLES = ("games", "players", "turns", "bids")
+"""The tables the gene surplus reads (positions, final win shares, prices)."""
+
+
+def _genes(ctx: Context) -> tuple[str, ...]:
+    return GENES
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric(
+        "surplus",
+        "gene GENE's value minus its price, in points relative to the average gene sold, "
+        "sold-weighted over the rounds its value is estimable (the report's gene summary; > 0: "
+        "underpriced); interval from the values' cluster-robust covariance over all rounds "
+        "jointly, prices taken as given",
+        "points",
+        0.5,
+        tables=SURPLUS_TABLES,
+        arg="GENE",
+        args=_genes,
+        measure=measure_surplus,
+    ),
+    Metric(
+        "max_surplus",
+        "the largest gene surplus (the most underpriced gene's value minus price, points), "
+        "with that (argmax) gene's interval; like balance, biased high by sampling noise on "
+        "few games",
+        "points",
+        0.5,
+        tables=SURPLUS_TABLES,
+        measure=measure_max_surplus,
+    ),
+)
+"""EVO's own metrics (besides :data:`reports.metrics.SHARED`)."""
 
 
 # ------------------------------------------------------------------ initiative

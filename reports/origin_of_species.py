@@ -86,6 +86,7 @@ from reports.aggregate import (
     run_one,
     second_pass,
 )
+from reports.metrics import Feature, Metric
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95
@@ -811,6 +812,53 @@ def food_plot(df: pl.DataFrame) -> bytes:
     b.set_title("Starvation rate by round")
     b.grid(alpha=0.3)
     return _png(fig)
+
+
+# ------------------------------------------------------------------ metrics (reports.metrics)
+
+
+def first_mover(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``first_seat``, the first player of round 1 (``games.first_seat``), for the
+    shared ``first_share`` metric."""
+    return chunk.table("games", ["game_id", "first_seat"])
+
+
+FIRST_MOVER_TABLES = ("games",)
+"""The tables :func:`first_mover` reads."""
+
+
+def carnivore_features(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``carnivore_points``, the points of the surviving carnivores
+    (``players.carnivore_points`` summed over the seats), and ``all_points``, every seat's
+    final score summed."""
+    players = chunk.table("players", ["game_id", "carnivore_points", "score"])
+    n = chunk.stop - chunk.start
+    at = players["game_id"].to_numpy() - chunk.start
+    return pl.DataFrame(
+        {
+            "game_id": np.arange(chunk.start, chunk.stop, dtype=np.int64),
+            "carnivore_points": np.bincount(
+                at, weights=players["carnivore_points"].to_numpy(), minlength=n
+            ),
+            "all_points": np.bincount(at, weights=players["score"].to_numpy(), minlength=n),
+        }
+    )
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric(
+        "carnivore_points",
+        "share of all points scored that surviving carnivores scored (the animal, its trait "
+        "cards and extras; players.carnivore_points over players.score, summed over every "
+        "seat-game, as the report's carnivore share of points)",
+        "share of points",
+        0.01,
+        tables=("players",),
+        features=lambda ctx, arg: (Feature(carnivore_features),),
+        formula=lambda m, arg: m["carnivore_points"] / m["all_points"],
+    ),
+)
+"""Origin of Species' own metrics (besides :data:`reports.metrics.SHARED`)."""
 
 
 # ------------------------------------------------------------------ the report

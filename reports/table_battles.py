@@ -83,6 +83,7 @@ from reports.aggregate import (
     second_pass,
 )
 from reports.common import clustered, own_strings
+from reports.metrics import Estimate, Metric, MetricError
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
@@ -864,6 +865,49 @@ def partials(run: RunData) -> list[Partial]:
     if run.config["params"].get("setup") == "first_game":
         return [END_REASONS, FIRST]
     return [END_REASONS, FIRST, SIZES, MATCHUPS, BONUS_SHARES, DRAFTED, first_step(run)]
+
+
+# ------------------------------------------------------------------ metrics (reports.metrics)
+
+
+def first_mover(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``first_seat``, the first player (``games.first_seat``: fewest hit markers,
+    else the alphabetical tie-break), for the shared ``first_share`` metric."""
+    return chunk.table("games", ["game_id", "first_seat"])
+
+
+FIRST_MOVER_TABLES = ("games",)
+"""The tables :func:`first_mover` reads."""
+
+
+def measure_rating_spearman(
+    run: RunData, arg: str | None = None, mapper: Mapper | None = None
+) -> Estimate:
+    """``rating_spearman``: :func:`rating_accuracy`'s rank correlation with its interval (the
+    draws' quantiles; ``se`` is their width over 2 x 1.96), from the decided games."""
+    if run.config.get("params", {}).get("setup") == "first_game":
+        raise MetricError(
+            "metric 'rating_spearman' needs a drafting run (setup=draft): with setup=first_game "
+            "nobody drafts, so the logs cannot tell the dinos' values apart"
+        )
+    model, _, rho = rating_accuracy(run, mapper=mapper)
+    lo, hi = rho["lo"], rho["hi"]
+    return Estimate(rho["rho"], (hi - lo) / (2 * Z95), lo, hi, model.games)
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric(
+        "rating_spearman",
+        "Spearman's rank correlation between the printed draft ratings and the team model's "
+        f"dino values over the dinos in play drafted in at least {MIN_GAMES} decided games "
+        "(1 = the ratings order the dinos as play does); interval: quantiles over draws of the "
+        "model's coefficients",
+        "rank correlation",
+        0.1,
+        measure=measure_rating_spearman,
+    ),
+)
+"""Dinosaur Table Battles' own metrics (besides :data:`reports.metrics.SHARED`)."""
 
 
 # ------------------------------------------------------------------ plots

@@ -57,9 +57,12 @@ class RunConfig:
         values = {k: d[k] for k in fields if k in d}
         tables = d.get("tables")
         return cls(
-            **{**values, "strategies": tuple(d["strategies"]),
-               "tables": None if tables is None else tuple(tables)}
-        )  # fmt: skip
+            **{
+                **values,
+                "strategies": tuple(d["strategies"]),
+                "tables": None if tables is None else tuple(tables),
+            }
+        )
 
     def fingerprint(self) -> str:
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))

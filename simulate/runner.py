@@ -80,7 +80,7 @@ def _clear_run(out: RunStore, setup: Setup) -> None:
     """Remove what a previous run wrote (tables, data, variants, report), nothing else."""
     manifest = read_manifest(out)
     names = set(manifest.get("tables", {})) | {t.name for t in setup.game.logged_tables}
-    files = [*manifest.get("data", {}).get("files", {}), "report.html", "report.md"]
+    files = [*manifest.get("data", {}).get("files", {}), "report.html", "report.md", "metrics.json"]
     for name in [*sorted(names), *files, "variants"]:
         out.remove(name)
     out.clear_journal()
@@ -120,9 +120,16 @@ class RunPlan:
         for i, start, stop in c.chunks():
             if str(i) not in self.done:
                 yield ChunkJob(
-                    self.store.url, c.seed, c.rotate, i, start, stop, c.tables, self.measure,
+                    self.store.url,
+                    c.seed,
+                    c.rotate,
+                    i,
+                    start,
+                    stop,
+                    c.tables,
+                    self.measure,
                     self.tag,
-                )  # fmt: skip
+                )
 
     def tasks(self) -> Iterator[Task]:
         """:meth:`jobs` with this run's setup, for an executor playing several runs."""

@@ -133,9 +133,12 @@ class Parameters:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready values (tuples become lists)."""
+        """Plain JSON-ready values (tuples become lists); no ``edits`` key when the data is
+        unchanged, so runs made before data edits existed keep their configuration."""
         return {
-            k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self).items()
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in dataclasses.asdict(self).items()
+            if not (k == "edits" and v == "")
         }
 
     @classmethod
@@ -155,7 +158,7 @@ class Parameters:
         entries: dict[str, str] = {}
         for key, raw in values.items():
             if key in info:
-                changes[key] = _coerce(info[key], raw)
+                changes[key] = coerce(info[key], raw)
                 continue
             head, dot, rest = key.partition(".")
             if dot and head in self.DATA_KEYS and rest:
@@ -178,7 +181,7 @@ class Parameters:
             if len(current) != len(p.names):
                 raise RuleError(f"rule '{head}' needs {len(p.names)} values to set '{name}'")
             elem = _element_info(p, name)
-            current[p.names.index(name)] = _coerce(elem, raw)
+            current[p.names.index(name)] = coerce(elem, raw)
             changes[head] = tuple(current)
         if entries:
             if "edits" not in info:
@@ -281,7 +284,9 @@ def _bad(p: ParamInfo, raw: Any) -> RuleError:
     return RuleError(f"rule '{p.name}' must be {what}{tail}, got {raw!r}")
 
 
-def _coerce(p: ParamInfo, raw: Any) -> Any:
+def coerce(p: ParamInfo, raw: Any) -> Any:
+    """``raw`` (text or a TOML value) as a value of ``p``'s kind, checked against its range or
+    choices; :class:`RuleError` naming the key and what it allows."""
     fromtext = isinstance(raw, str) and p.kind != "str"
     try:
         if p.kind == "bool":

@@ -26,11 +26,14 @@ import csv
 import dataclasses
 import hashlib
 import io
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
-from rules.core.errors import DataFileError
+from rules.core.edits import entry_int, norm_name, unknown_entry
+from rules.core.errors import DataFileError, RuleError
+from rules.core.params import ParamInfo, split_entry
 
 TRAITS = ("predation", "size", "speed", "adaptability")
 """The four traits, in the rulebook's tie-break order."""
@@ -42,6 +45,10 @@ BUILTIN = {
     "provisional": DATA_DIR / "provisional_deck.csv",
     "yardstick": DATA_DIR / "yardstick_deck.csv",
 }
+EDIT_KEY = "deck"
+"""The rule key whose entries ``edits`` changes (``deck.<dino>.<trait>``)."""
+TRAIT_LO, TRAIT_HI = 1, 5
+"""A trait's range, as the deck format allows it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +64,8 @@ class Deck:
     event_names: tuple[str, ...]
     event_needs: np.ndarray  # int8 [E, 2]; second column NO_TRAIT for one-trait events
     event_sources: tuple[str, ...]
+    edited_entries: int = 0
+    """Traits changed by rule ``edits`` (:meth:`edited`); 0 for the file as it is."""
 
     @property
     def n_dinos(self) -> int:
@@ -89,10 +98,83 @@ class Deck:
     def describe(self) -> str:
         """One line for reports: which deck, how many cards, provisional or not."""
         kind = "PROVISIONAL (synthetic traits)" if self.provisional else "designer-supplied"
+        n = self.edited_entries
+        edits = f"; {n} {'entry' if n == 1 else 'entries'} changed by rule 'edits'" if n else ""
         return (
-            f"deck '{self.label}' ({self.n_dinos} dinosaurs, {self.n_events} events, {kind}; "
-            f"sha256 {self.sha256[:12]})"
+            f"deck '{self.label}' ({self.n_dinos} dinosaurs, {self.n_events} events, {kind}"
+            f"{edits}; sha256 {self.sha256[:12]})"
         )
+
+    def knobs(self) -> dict[str, ParamInfo]:
+        """Every trait a configuration may change (``deck.<dino>.<trait>``), with its value
+        (a name on several cards: its first card's)."""
+        out: dict[str, ParamInfo] = {}
+        for rows in _rows_by_name(self.dino_names).values():
+            i = rows[0]
+            name = self.dino_names[i]
+            for j, trait in enumerate(TRAITS):
+                key = f"{EDIT_KEY}.{name}.{trait}"
+                out[key] = ParamInfo(
+                    name=key,
+                    kind="int",
+                    default=int(self.dino_traits[i, j]),
+                    doc=f"{name}'s {trait} trait (deck file)",
+                    source="data file",
+                    lo=TRAIT_LO,
+                    hi=TRAIT_HI,
+                )
+        return out
+
+    def edited(self, edits: Mapping[str, str]) -> Deck:
+        """This deck with the traits ``edits`` names changed (``deck.<dino>.<trait>`` ->
+        value text), validated, its digest that of its new CSV text (:func:`deck_csv`).
+
+        A dino name matches without regard to case, ``_`` standing for a space; the edit
+        changes every card of that name. Edits that change nothing return this deck. Raises
+        :class:`RuleError` naming a bad entry, field or value.
+        """
+        rows = _rows_by_name(self.dino_names)
+        traits = self.dino_traits.copy()
+        seen: dict[tuple[str, int], tuple[str, int]] = {}
+        for key, raw in edits.items():
+            head, entry, field = split_entry(key)
+            if head != EDIT_KEY:
+                raise RuleError(f"data entry '{key}' must start with '{EDIT_KEY}.'")
+            found = rows.get(norm_name(entry))
+            if found is None:
+                raise unknown_entry(key, "dinosaur", entry, self.dino_names)
+            if field.lower() not in TRAITS:
+                raise RuleError(
+                    f"data entry '{key}': no trait '{field}' (traits: {', '.join(TRAITS)})"
+                )
+            j = TRAITS.index(field.lower())
+            value = entry_int(key, raw, TRAIT_LO, TRAIT_HI)
+            _once(seen, (norm_name(entry), j), key, value)
+            traits[found, j] = value
+        rows_changed, cols_changed = np.nonzero(traits != self.dino_traits)
+        changed = {
+            (norm_name(self.dino_names[i]), j)
+            for i, j in zip(rows_changed, cols_changed, strict=True)
+        }
+        if not changed:
+            return self
+        text = deck_csv(dataclasses.replace(self, dino_traits=traits))
+        new = parse_deck(text, label=self.label, path=self.path)
+        return dataclasses.replace(new, edited_entries=len(changed))
+
+
+def _rows_by_name(names: tuple[str, ...]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        out.setdefault(norm_name(name), []).append(i)
+    return out
+
+
+def _once(seen: dict, entry: tuple, key: str, value: int) -> None:
+    """Refuse two spellings of one entry with different values."""
+    if entry in seen and seen[entry][1] != value:
+        raise RuleError(f"data entries '{seen[entry][0]}' and '{key}' set the same trait")
+    seen[entry] = (key, value)
 
 
 def load_deck(spec: str) -> Deck:

@@ -20,11 +20,18 @@ class DkdParameters(Parameters):
     """Rule parameters of Dino Kontra Dino (seed ``001_ed1e5b3d059557ca.txt``)."""
 
     GAME: ClassVar[str] = "dino-kontra-dino"
+    DATA_KEYS: ClassVar[tuple[str, ...]] = ("deck",)
 
     deck: str = param(
         "provisional",
         "deck: built-in 'provisional' or 'yardstick', or the path of a deck CSV",
         source="provisional (the real card list is not public)",
+    )
+    edits: str = param(
+        "",
+        "changes to traits of the deck file, deck.<dino>.<trait>=<1..5> joined by ';' "
+        "(or --set deck.<dino>.<trait>=<value>)",
+        source="designer",
     )
     hand_size: int = param(3, "dinosaur cards in each hand while the pile lasts", lo=1, hi=10)
     first_holder: int = param(
@@ -46,8 +53,8 @@ class DkdParameters(Parameters):
             object.__setattr__(self, "deck", str(Path(self.deck).resolve()))
 
     def load_deck(self) -> Deck:
-        """The deck this configuration plays with."""
-        return load_deck(self.deck)
+        """The deck this configuration plays with, rule ``edits`` applied."""
+        return load_deck(self.deck).edited(self.edit_values())
 
     def check_players(self, n_players: int, deck: Deck) -> None:
         """Refuse a player count the deck or the figure rule cannot serve."""

@@ -16,6 +16,10 @@ format replaces it; errors name the file, the line and the problem in one line::
 Required columns: ``card_id``, ``trait_top``, ``trait_bottom``, ``copies``. Optional:
 ``top_extra_food``, ``bottom_extra_food`` and ``top_is_paired`` (checked against the rules
 when not empty), ``name_ru``, ``name_sk``, ``source``.
+
+A configuration may change a card's copies without a new file: rule ``edits`` holds entries
+``deck.<card_id>.copies=<1..64>`` (``--set deck.EVO-06.copies=6``), applied by
+:meth:`Deck.edited`; :meth:`Deck.knobs` lists them.
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ import csv
 import dataclasses
 import hashlib
 import io
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
-from rules.core.errors import DataFileError
+from rules.core.edits import entry_int, unknown_entry
+from rules.core.errors import DataFileError, RuleError
+from rules.core.params import ParamInfo, split_entry
 from rules.origin_of_species.constants import (
     MAX_TYPES,
     PAIRED,
@@ -53,6 +60,9 @@ COLUMNS = (
 )
 REQUIRED = ("card_id", "trait_top", "trait_bottom", "copies")
 MAX_COPIES = 64
+EDIT_KEY = "deck"
+"""The rule key whose entries ``edits`` changes (``deck.<card_id>.copies``)."""
+EDIT_FIELDS = ("copies",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +78,8 @@ class Deck:
     names_ru: tuple[str, ...]
     names_sk: tuple[str, ...]
     sources: tuple[str, ...]
+    edited_entries: int = 0
+    """Card types whose copies rule ``edits`` changed (:meth:`edited`); 0 for the file."""
 
     @property
     def n_types(self) -> int:
@@ -110,10 +122,64 @@ class Deck:
         )
         name = Path(self.path).name if self.path else self.label
         builtin = f" (built-in '{self.label}')" if self.provisional else ""
+        n = self.edited_entries
+        edits = f"; {n} {'entry' if n == 1 else 'entries'} changed by rule 'edits'" if n else ""
         return (
             f"deck file {name}{builtin}: {self.n_cards} cards of {self.n_types} kinds per set; "
-            f"{kind}; sha256 {self.sha256[:12]}"
+            f"{kind}{edits}; sha256 {self.sha256[:12]}"
         )
+
+    def knobs(self) -> dict[str, ParamInfo]:
+        """Every card type's copies a configuration may change (``deck.<card_id>.copies``)."""
+        out = {}
+        for t, cid in enumerate(self.card_ids):
+            key = f"{EDIT_KEY}.{cid}.copies"
+            out[key] = ParamInfo(
+                name=key,
+                kind="int",
+                default=self.copies[t],
+                doc=f"copies of {cid} ({self.type_name(t)}) in one set (deck file)",
+                source="data file",
+                lo=1,
+                hi=MAX_COPIES,
+            )
+        return out
+
+    def edited(self, edits: Mapping[str, str]) -> Deck:
+        """This deck with the copies ``edits`` names changed (``deck.<card_id>.copies`` ->
+        value text, the id matched without regard to case), validated; its digest follows
+        (:attr:`sha256`). Edits that change nothing return this deck. Raises
+        :class:`RuleError` naming a bad entry, field or value.
+
+        Copies run 1..``MAX_COPIES`` as in a deck file (drop a card type by leaving its row
+        out of a file); the total per game is checked with the player count
+        (``OosParameters.check_players``).
+        """
+        index = {cid.lower(): t for t, cid in enumerate(self.card_ids)}
+        copies = list(self.copies)
+        seen: dict[int, str] = {}
+        for key, raw in edits.items():
+            head, entry, field = split_entry(key)
+            if head != EDIT_KEY:
+                raise RuleError(f"data entry '{key}' must start with '{EDIT_KEY}.'")
+            t = index.get(entry.strip().lower())
+            if t is None:
+                raise unknown_entry(key, "card", entry, self.card_ids)
+            if field.lower() not in EDIT_FIELDS:
+                raise RuleError(
+                    f"data entry '{key}': no field '{field}' (fields: {', '.join(EDIT_FIELDS)})"
+                )
+            value = entry_int(key, raw, 1, MAX_COPIES)
+            if t in seen and copies[t] != value:
+                raise RuleError(f"data entries '{seen[t]}' and '{key}' set the same copies")
+            seen[t] = key
+            copies[t] = value
+        changed = sum(a != b for a, b in zip(copies, self.copies, strict=True))
+        if not changed:
+            return self
+        draft = dataclasses.replace(self, copies=tuple(copies))
+        new = parse_deck(draft.to_csv(), label=self.label, path=self.path)
+        return dataclasses.replace(new, edited_entries=changed)
 
     def kernel_types(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """int8 top, bottom (-1 none) and int64 copies per type, for the rules table."""

@@ -17,17 +17,29 @@ from rules.core.params import Parameters, param
 from rules.origin_of_species.constants import MAX_CARDS, MAX_PLAYERS, MIN_PLAYERS
 from rules.origin_of_species.deck import BUILTIN, Deck, load_deck
 
+BY_PLAYERS = tuple(f"p{n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+"""Element names of the per-player-count keys (``food_dice.p4``)."""
+EXTRA_TRAITS = ("carnivore", "high_body_weight", "parasite")
+"""Element names of the extra food and points keys (``extra_points.carnivore``)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class OosParameters(Parameters):
     """Rule parameters of Evolution: The Origin of Species (seed ``004_d8053942f5e78187``)."""
 
     GAME: ClassVar[str] = "origin-of-species"
+    DATA_KEYS: ClassVar[tuple[str, ...]] = ("deck",)
 
     deck: str = param(
         "default",
         "deck: 'default' (the spec's reconstructed 84-card deck) or the path of a deck CSV",
         source="spec section 1 / evolution_deck.csv (Q1; reconstructed, unverified print)",
+    )
+    edits: str = param(
+        "",
+        "changes to copies of the deck file's cards, deck.<card_id>.copies=<1..64> joined by "
+        "';' (or --set deck.<card_id>.copies=<value>)",
+        source="designer",
     )
     n_sets: int = param(
         0,
@@ -49,6 +61,7 @@ class OosParameters(Parameters):
         source="rulebook (5-8 players: two sets)",
         lo=0,
         hi=10,
+        names=BY_PLAYERS,
     )
     food_add: tuple[int, ...] = param(
         (2, 0, 2, 2, 4, 2, 4),
@@ -56,6 +69,7 @@ class OosParameters(Parameters):
         source="rulebook",
         lo=0,
         hi=40,
+        names=BY_PLAYERS,
     )
     first_player: int = param(
         -1,
@@ -77,6 +91,7 @@ class OosParameters(Parameters):
         "extra food needed by Carnivore, High Body Weight, Parasite",
         lo=0,
         hi=5,
+        names=EXTRA_TRAITS,
     )
     animal_points: int = param(2, "points per surviving animal", lo=0, hi=20)
     trait_points: int = param(1, "points per trait card on a surviving animal", lo=0, hi=20)
@@ -85,6 +100,7 @@ class OosParameters(Parameters):
         "extra points for Carnivore, High Body Weight, Parasite on a surviving animal",
         lo=0,
         hi=20,
+        names=EXTRA_TRAITS,
     )
     paired_points_per_animal: bool = param(
         True,
@@ -194,8 +210,8 @@ class OosParameters(Parameters):
                 )
 
     def load_deck(self) -> Deck:
-        """The deck (one set) this configuration plays with."""
-        return load_deck(self.deck)
+        """The deck (one set) this configuration plays with, rule ``edits`` applied."""
+        return load_deck(self.deck).edited(self.edit_values())
 
     def sets_for(self, n_players: int) -> int:
         """Sets mixed for ``n_players``: ``n_sets``, or 1 up to 4 players and 2 above."""

@@ -27,6 +27,11 @@ CSV format, one row per action card (the dino's fields repeat on each of its row
   ("Pair": needs two equal dice on the card).
 * passive cards: ``passive`` one of the coded abilities (:data:`PASSIVES`), nothing else.
 * ``known``: the fields that are known, joined by ``|`` (empty: all provisional).
+
+A configuration may change a dino's ``draft_rating`` or ``break_point`` without a new file:
+rule ``edits`` holds entries ``cards.<dino>.<field>=<value>``
+(``--set cards.Tyrannosaurus_Rex.draft_rating=5``), applied by :meth:`CardPool.edited`;
+:meth:`CardPool.knobs` lists them.
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ import csv
 import dataclasses
 import hashlib
 import io
+from collections.abc import Mapping
 from pathlib import Path
 
-from rules.core.errors import DataFileError
+from rules.core.edits import entry_int, norm_name, unknown_entry
+from rules.core.errors import DataFileError, RuleError
+from rules.core.params import ParamInfo, split_entry
 from rules.table_battles.constants import (
     ATTACKS,
     CLASSES,
@@ -57,6 +65,10 @@ DINO_FIELDS = ("set", "class", "size", "break_point", "draft_rating")
 DATA_DIR = Path(__file__).with_name("data")
 BUILTIN = {"provisional": DATA_DIR / "provisional_cards.csv"}
 TREX_NAME = "Tyrannosaurus Rex"
+EDIT_KEY = "cards"
+"""The rule key whose entries ``edits`` changes (``cards.<dino>.<field>``)."""
+EDIT_RANGES = {"draft_rating": (0, 99), "break_point": (1, 20)}
+"""The dino fields ``edits`` may change, with the ranges the card parser enforces."""
 """The dino whose owner takes two extra hit markers at setup (seed: "den Tyrannosaurus Rex")."""
 
 
@@ -111,6 +123,8 @@ class CardPool:
     path: str
     dinos: tuple[Dino, ...]
     sha256: str = ""
+    edited_entries: int = 0
+    """Dino fields rule ``edits`` changed (:meth:`edited`); 0 for the file as it is."""
 
     @property
     def provisional(self) -> bool:
@@ -199,10 +213,82 @@ class CardPool:
             kind = "PROVISIONAL (fields not marked known)"
         where = Path(self.path).name if self.path else self.label
         name = f"built-in '{self.label}', " if self.label in BUILTIN else ""
+        n = self.edited_entries
+        edits = f"; {n} {'entry' if n == 1 else 'entries'} changed by rule 'edits'" if n else ""
         return (
-            f"card file {where} ({name}{len(self.dinos)} dino versions, {n_base} base; {kind}; "
-            f"sha256 {self.sha256[:12]})"
+            f"card file {where} ({name}{len(self.dinos)} dino versions, {n_base} base; {kind}"
+            f"{edits}; sha256 {self.sha256[:12]})"
         )
+
+    def knobs(self) -> dict[str, ParamInfo]:
+        """Every dino field a configuration may change (``cards.<dino>.<field>``), with its
+        value: a name's first version's, the doc giving each version's when they differ."""
+        out = {}
+        for name in self.dino_names():
+            versions = [d for d in self.dinos if norm_name(d.name) == norm_name(name)]
+            for field, (lo, hi) in EDIT_RANGES.items():
+                key = f"{EDIT_KEY}.{name}.{field}"
+                values = [getattr(d, field) for d in versions]
+                each = ", ".join(f"{d.set} {v}" for d, v in zip(versions, values, strict=True))
+                note = f"; versions differ: {each}" if len(set(values)) > 1 else ""
+                out[key] = ParamInfo(
+                    name=key,
+                    kind="int",
+                    default=values[0],
+                    doc=f"{name}'s {field.replace('_', ' ')} (card file{note})",
+                    source="data file",
+                    lo=lo,
+                    hi=hi,
+                )
+        return out
+
+    def edited(self, edits: Mapping[str, str]) -> CardPool:
+        """This pool with the dino fields ``edits`` names changed (``cards.<dino>.<field>`` ->
+        value text), validated, its digest that of its new canonical text (:meth:`to_csv`).
+
+        A name matches without regard to case, ``_`` standing for a space, and the edit
+        changes every version of that name (base and the expansion's replacement). A changed
+        field is no longer marked ``known``. Edits that change nothing return this pool.
+        Raises :class:`RuleError` naming a bad entry, field or value.
+        """
+        names = {norm_name(n) for n in self.dino_names()}
+        want: dict[tuple[str, str], tuple[str, int]] = {}
+        for key, raw in edits.items():
+            head, entry, field = split_entry(key)
+            if head != EDIT_KEY:
+                raise RuleError(f"data entry '{key}' must start with '{EDIT_KEY}.'")
+            if norm_name(entry) not in names:
+                raise unknown_entry(key, "dino", entry, self.dino_names())
+            if field.lower() not in EDIT_RANGES:
+                raise RuleError(
+                    f"data entry '{key}': no field '{field}' (fields: {', '.join(EDIT_RANGES)})"
+                )
+            field = field.lower()
+            value = entry_int(key, raw, *EDIT_RANGES[field])
+            first, before = want.get((norm_name(entry), field), (key, value))
+            if before != value:
+                raise RuleError(f"data entries '{first}' and '{key}' set the same field")
+            want[norm_name(entry), field] = (key, value)
+        dinos = list(self.dinos)
+        changed = set()
+        for i, d in enumerate(dinos):
+            for field in EDIT_RANGES:
+                if (norm_name(d.name), field) not in want:
+                    continue
+                value = want[norm_name(d.name), field][1]
+                if getattr(d, field) == value:
+                    continue
+                cards = tuple(
+                    dataclasses.replace(c, known=tuple(k for k in c.known if k != field))
+                    for c in d.cards
+                )
+                dinos[i] = d = dataclasses.replace(d, cards=cards, **{field: value})
+                changed.add((norm_name(d.name), field))
+        if not changed:
+            return self
+        text = dataclasses.replace(self, dinos=tuple(dinos)).to_csv()
+        new = parse_cards(text, label=self.label, path=self.path)
+        return dataclasses.replace(new, edited_entries=len(changed))
 
 
 def load_cards(spec: str) -> CardPool:

@@ -27,11 +27,18 @@ class TableBattlesParameters(Parameters):
     """Rule parameters of Dinosaur Table Battles (seed ``003_af55512b40c5669e.txt``)."""
 
     GAME: ClassVar[str] = "table-battles"
+    DATA_KEYS: ClassVar[tuple[str, ...]] = ("cards",)
 
     cards: str = param(
         "provisional",
         "card file: built-in 'provisional' (or 'default'), or the path of a card CSV",
         source="provisional (the card list is not public; spec Q1)",
+    )
+    edits: str = param(
+        "",
+        "changes to dinos of the card file, cards.<dino>.<draft_rating|break_point>=<value> "
+        "joined by ';' (or --set cards.<dino>.<field>=<value>); every version of the name",
+        source="designer",
     )
     expansion: bool = param(
         True,
@@ -151,8 +158,8 @@ class TableBattlesParameters(Parameters):
                 raise RuleError(f"rule 'first_game_teams': a team has more than {MAX_TEAM} dinos")
 
     def load_cards(self) -> CardPool:
-        """The card pool this configuration plays with."""
-        return load_cards(self.cards)
+        """The card pool this configuration plays with, rule ``edits`` applied."""
+        return load_cards(self.cards).edited(self.edit_values())
 
     def first_game_names(self) -> list[list[str]]:
         return [[n.strip() for n in s.split("|") if n.strip()] for s in

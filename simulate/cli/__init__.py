@@ -20,6 +20,8 @@ from simulate.cli import (  # noqa: F401 (commands)
     info_commands,
     restrict_commands,
     run_commands,
+    search_commands,
+    sweep_commands,
 )
 from simulate.cli.app import app
 

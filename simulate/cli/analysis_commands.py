@@ -12,6 +12,7 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
+from simulate.cli.common import report_mapper
 
 
 def write_report(
@@ -77,11 +78,19 @@ def report(
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
     ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            help="For a sweep folder: list the points meeting this target, e.g. "
+            "first_share=0.5,capped<0.001 (terms M, M=V, M<V, M>V joined by commas)."
+        ),
+    ] = None,
 ) -> None:
     """Write RUN/report.html (plots and tables with 95% intervals) and RUN/report.md.
 
     The analyses read the run one chunk at a time, so memory does not grow with the run.
-    Variants made with `dinolab compare` get a paired comparison section each.
+    Variants made with `dinolab compare` get a paired comparison section each. RUN may also
+    be a study folder (`dinolab sweep`, `dinolab search`): its report compares the points.
 
     Examples:
 
@@ -89,13 +98,32 @@ def report(
 
       dinolab report runs/dkd4 --precision 0.005
 
+      dinolab report runs/sweep-dtb --target first_share=0.5
+
       dinolab report /shared/runs/evo-1e9 --backend dask --scheduler tcp://head:8786
     """
+    from simulate.storage import open_store
+    from simulate.study.folder import RECORD
+
+    if open_store(run_dir).exists(RECORD):
+        from simulate.cli.study_reports import write_study_report
+
+        mapper = report_mapper(backend, scheduler, workers)
+        try:
+            html, md = write_study_report(run_dir, target, mapper)
+        finally:
+            close = getattr(mapper, "close", None)
+            if close:
+                close()
+        echo(f"wrote {html} and {md}")
+        return
+    if target is not None:
+        raise DinolabError("--target goes with a sweep folder (this is a run folder)")
     if precision is not None and not 0 < precision < 1:
         raise DinolabError(
             f"--precision must be a half-width in (0, 1), e.g. 0.005, got {precision}"
         )
-    mapper = _mapper(backend, scheduler, workers)
+    mapper = report_mapper(backend, scheduler, workers)
     try:
         html, md = write_report(run_dir, variants, variant_games, workers, precision, mapper)
     finally:
@@ -117,19 +145,6 @@ def report(
             + (f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
                if more else f"±{precision * 100:g} pp is already reached")
         )  # fmt: skip
-
-
-def _mapper(backend: str, scheduler: str | None, workers: int | None):
-    """How the report's analyses map over chunks: local threads, or Dask tasks."""
-    if backend == "local":
-        if scheduler:
-            raise DinolabError("--scheduler needs --backend dask")
-        return None
-    if backend != "dask":
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
-    from simulate.dask_backend import DaskMapper
-
-    return DaskMapper(scheduler, workers)
 
 
 @app.command()

@@ -335,7 +335,7 @@ def restrict(
 
       dinolab restrict oos --options Carnivore,animal --players 3 --set hand_size=8 --out runs/o
     """
-    from simulate.cli.run_commands import say_if_compiling
+    from simulate.cli.common import say_if_compiling
     from simulate.progress import want_progress
 
     if out is None:

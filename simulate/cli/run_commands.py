@@ -9,6 +9,7 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
+from simulate.cli.common import say_if_compiling
 
 
 @app.command()
@@ -197,18 +198,6 @@ def verify(
     echo(report.text())
     if not report.ok:
         raise typer.Exit(1)
-
-
-def say_if_compiling(game) -> None:
-    """On a machine without the game's compiled kernels, say why the start is slow."""
-    from simulate.kit.compiled import is_compiled
-
-    if not is_compiled(game):
-        typer.echo(
-            f"compiling the {game.title} kernels, once per machine (up to a minute; later "
-            "runs start in seconds) ...",
-            err=True,
-        )
 
 
 @app.command()

@@ -225,10 +225,15 @@ class Setup:
         """A digest of everything that decides how this setup plays (game, rules, players,
         lineup, data): workers keep setups by it."""
         text = json.dumps(
-            [self.game.name, self.params.to_dict(), self.n_players,
-             [s.spec for s in self.lineup], self.data.sha256],
+            [
+                self.game.name,
+                self.params.to_dict(),
+                self.n_players,
+                [s.spec for s in self.lineup],
+                self.data.sha256,
+            ],
             sort_keys=True,
-        )  # fmt: skip
+        )
         return hashlib.sha256(text.encode()).hexdigest()
 
     def describe_data(self) -> str:

@@ -1,0 +1,273 @@
+"""The report of a search: the recommendation against the current rules, the minimal changes,
+the one-step deviations, the finalists on fresh seeds and how the search converged.
+
+Everything here reads what the search wrote (``search.json``, ``recommendation.json``) and the
+final runs it played on fresh seeds; the recommendation's metrics are compared with the current
+rules' game by game on those runs (:func:`reports.metrics.differences`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from reports import study_plots
+from reports.aggregate import Mapper
+from reports.metrics import Estimate, Ref, differences, measure_run
+from reports.section import Section
+from reports.source import RunData
+from reports.sweep import ci
+
+
+def _ci(d: Mapping[str, Any], digits: int = 3) -> str:
+    lo, hi = d["ci"]
+    return f"{d['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def change_words(values: Mapping[str, str], current: Mapping[str, str]) -> str:
+    """``dice 6 -> 5 and markers_per_dino 3 -> 4`` (or ``no change``)."""
+    parts = [f"{k} {current[k]} -> {v}" for k, v in values.items() if v != current[k]]
+    if not parts:
+        return "no change"
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+def _metric_move(first: Mapping[str, Any], second: Mapping[str, Any], names: Sequence[str]) -> str:
+    return "; ".join(
+        f"{n} from {_ci(first['metrics'][n])} to {_ci(second['metrics'][n])}" for n in names
+    )
+
+
+def search_sections(
+    record: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    recommendation: Mapping[str, Any],
+    current_run: RunData,
+    rec_run: RunData,
+    refs: Sequence[Ref],
+    target_names: Sequence[str],
+    scale_text: str,
+    mapper: Mapper | None = None,
+) -> list[Section]:
+    """Every section of a search's report."""
+    current = record["current"]
+    finals = summary["finals"]
+    rec = next(f for f in finals if f["name"] == summary["recommendation"])
+    base = finals[0]
+    games = summary["games"]
+    words = change_words(rec["values"], current)
+    if words == "no change":
+        headline = (
+            "Keep the current rules: no configuration found was nearer the target on fresh "
+            f"seeds (distance {_ci(base['score']['distance'])})."
+        )
+    else:
+        moves = _metric_move(base["score"], rec["score"], target_names)
+        headline = (
+            f"Change {words}: on fresh seeds this moves {moves} "
+            f"(distance from the target {_ci(base['score']['distance'])} -> "
+            f"{_ci(rec['score']['distance'])}, paired change {_ci(rec['vs_current'])})."
+        )
+    feasible = rec["score"]["feasible"]
+    headline += "" if feasible else " It does not meet every constraint."
+    sections = [
+        Section(
+            "Recommendation",
+            f"Target: {recommendation['target']} ({scale_text}). {headline} The search spent "
+            f"{games['total']:,} games: {games['search']:,} on the search's seed blocks and "
+            f"{games['final']:,} re-measuring the finalists and the current rules on a seed "
+            "the search never played.",
+            _comparison(current_run, rec_run, refs, mapper),
+            {c: "str" for c in ("metric", "current rules", "recommended", "change")},
+            key="recommendation",
+        )
+    ]
+    sections.append(_minimal(summary["analysis"]["minimal_changes"], current, target_names))
+    sections.append(_deviations(summary["analysis"]["deviations"]))
+    rows = [
+        {
+            "run": f["folder"],
+            "setting": change_words(f["values"], current),
+            "distance": _ci(f["score"]["distance"]),
+            "vs current rules": _ci(f["vs_current"]),
+            "meets constraints": "yes" if f["score"]["feasible"] else "no",
+            "chosen": "yes" if f["name"] == rec["name"] else "",
+        }
+        for f in finals
+    ]
+    sections.append(
+        Section(
+            "Finalists on fresh seeds",
+            f"The current rules and the best configurations of the search, each played on the "
+            f"same {record['settings']['final_games']:,} games of a seed the search never "
+            "played, compared with the current rules game by game. The recommendation is the "
+            "nearest of them that meets the constraints. Each is a run folder (dinolab report, "
+            "verify and replay work on it).",
+            pl.DataFrame(rows),
+            {c: "str" for c in rows[0]},
+            key="finalists",
+        )
+    )
+    sections.append(_convergence(summary["trials"], record))
+    return sections
+
+
+def _comparison(a: RunData, b: RunData, refs: Sequence[Ref], mapper: Mapper | None):
+    """Every metric under the current rules and the recommendation, paired."""
+    known = measure_run(a, refs, mapper), measure_run(b, refs, mapper)
+    rows = []
+    for name, d in differences(a, b, refs, mapper, known).items():
+        rows.append(
+            {
+                "metric": name,
+                "current rules": ci(d.a),
+                "recommended": ci(d.b),
+                "change": f"{d.diff:+.4f} [{d.lo:+.4f}, {d.hi:+.4f}]"
+                + ("" if d.paired else " (independent)"),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _minimal(levels: Sequence[Mapping[str, Any]], current, names: Sequence[str]) -> Section:
+    measured = [lv for lv in levels if lv.get("measured")]
+    rows, words = [], []
+    zero = next((lv for lv in measured if lv["changes"] == 0), None)
+    for lv in measured:
+        sc = lv["score"]
+        rows.append(
+            {
+                "changes": str(lv["changes"]),
+                "setting": change_words(lv["values"], current),
+                "distance": _ci(sc["distance"]),
+                "vs recommendation": _ci(lv["vs_recommendation"]),
+                **{n: _ci(sc["metrics"][n]) for n in names},
+            }
+        )
+        if zero is not None and lv["changes"] > 0:
+            count = {1: "one thing", 2: "two things", 3: "three things"}.get(
+                lv["changes"], f"{lv['changes']} things"
+            )
+            words.append(
+                f"change {count}: {change_words(lv['values'], current)} moves "
+                f"{_metric_move(zero['score'], sc, names)}"
+            )
+    text = (
+        "The best configuration found changing 1, 2, ... knobs from the current rules (fewest "
+        "changes first), among every configuration evaluated on the search's seed blocks, the "
+        "recommendation's changes with some reverted among them. 'vs recommendation' is the "
+        "paired change of the distance (negative: nearer the target than the recommendation). "
+        + ("; ".join(words) + "." if words else "")
+    )
+    fig = None
+    if measured:
+        fig = study_plots.forest(
+            [r["changes"] + ": " + r["setting"][:40] for r in rows],
+            [lv["score"]["distance"]["value"] for lv in measured],
+            [lv["score"]["distance"]["ci"][0] for lv in measured],
+            [lv["score"]["distance"]["ci"][1] for lv in measured],
+            xlabel="distance from the target (search blocks)",
+            title="Target distance against the number of changes",
+        )
+    return Section(
+        "Minimal changes",
+        text,
+        pl.DataFrame(rows) if rows else None,
+        {c: "str" for c in (rows[0] if rows else {})},
+        fig,
+        key="minimal",
+    )
+
+
+def _deviations(devs: Sequence[Mapping[str, Any]]) -> Section:
+    measured = [d for d in devs if d.get("measured")]
+    rows = [
+        {
+            "deviation": d["label"],
+            "distance": _ci(d["score"]["distance"]),
+            "vs recommendation": _ci(d["vs_recommendation"]),
+            "worse": "yes" if d["vs_recommendation"]["ci"][0] > 0 else "no",
+            "blocks": str(d["blocks"]) + (" (raced out)" if d["raced_out"] else ""),
+        }
+        for d in measured
+    ]
+    flat = [r for r in rows if r["worse"] == "no"]
+    text = (
+        "Each knob moved one step from the recommendation, the others held, on the search's "
+        "seed blocks, paired with the recommendation. A deviation whose interval of the change "
+        "includes 0 is as good within the noise: the recommendation sits on a plateau along "
+        f"that knob. {len(flat)} of {len(rows)} deviations are not clearly worse."
+        + (
+            f" {len(devs) - len(measured)} were not measured (budget)."
+            if len(measured) < len(devs)
+            else ""
+        )
+    )
+    fig = None
+    if measured:
+        fig = study_plots.forest(
+            [d["label"] for d in measured],
+            [d["vs_recommendation"]["value"] for d in measured],
+            [d["vs_recommendation"]["ci"][0] for d in measured],
+            [d["vs_recommendation"]["ci"][1] for d in measured],
+            xlabel="change of the distance (positive: further from the target)",
+            title="One-step deviations from the recommendation",
+        )
+    return Section(
+        "One-step deviations",
+        text,
+        pl.DataFrame(rows) if rows else None,
+        {c: "str" for c in (rows[0] if rows else {})},
+        fig,
+        key="deviations",
+    )
+
+
+def _convergence(trials: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> Section:
+    s = record["settings"]
+    df = pl.DataFrame(
+        [
+            {
+                "games": t["games_spent"],
+                "distance": t["best_distance"],
+                "lo": t["best_lo"],
+                "hi": t["best_hi"],
+                "trial_distance": t["distance"],
+            }
+            for t in trials
+            if t["best_distance"] is not None
+        ]
+    )
+    raced = sum(t["raced_out"] for t in trials)
+    text = (
+        f"{len(trials)} trials proposed by Optuna's TPE sampler over "
+        f"{', '.join(k['key'] for k in s['knobs'])}; each played seed blocks of "
+        f"{s['block']:,} games (the same blocks for every trial: common random numbers) up to "
+        f"{s['blocks']} blocks, racing the best so far: {raced} stopped early as clearly worse. "
+        "The line is the best fully played configuration's distance with its 95% band, "
+        "against the games spent; dots are each trial's estimate."
+    )
+    fig = study_plots.best_so_far(df) if df.height else None
+    table = pl.DataFrame(
+        [
+            {
+                "trial": str(t["trial"]),
+                "setting": ", ".join(f"{k}={v}" for k, v in t["values"].items()),
+                "distance": f"{t['distance']:.3f} [{t['lo']:.3f}, {t['hi']:.3f}]",
+                "blocks": str(t["blocks"])
+                + (" raced out" if t["raced_out"] else "")
+                + (" (repeat)" if t["repeat"] else ""),
+                "games spent": f"{t['games_spent']:,}",
+            }
+            for t in trials
+        ]
+    )
+    return Section(
+        "Convergence", text, table, {c: "str" for c in table.columns}, fig, key="convergence"
+    )
+
+
+def estimates_of(d: Mapping[str, Any]) -> dict[str, Estimate]:
+    return {k: Estimate.from_dict(v) for k, v in d.items()}

@@ -1,0 +1,43 @@
+"""Helpers every command shares: compile notices, the report's mapper, executors."""
+
+from __future__ import annotations
+
+import typer
+
+from rules.core.errors import DinolabError
+
+
+def say_if_compiling(game) -> None:
+    """On a machine without the game's compiled kernels, say why the start is slow."""
+    from simulate.kit.compiled import is_compiled
+
+    if not is_compiled(game):
+        typer.echo(
+            f"compiling the {game.title} kernels, once per machine (up to a minute; later "
+            "runs start in seconds) ...",
+            err=True,
+        )
+
+
+def report_mapper(backend: str, scheduler: str | None, workers: int | None):
+    """How the report's analyses map over chunks: local threads, or Dask tasks."""
+    if backend == "local":
+        if scheduler:
+            raise DinolabError("--scheduler needs --backend dask")
+        return None
+    if backend != "dask":
+        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    from simulate.dask_backend import DaskMapper
+
+    return DaskMapper(scheduler, workers)
+
+
+def study_executor(workers: int | None, backend: str, scheduler: str | None):
+    """The executor of a study (one for all its configurations: warm workers)."""
+    from simulate.backends import make_executor
+
+    if workers is not None and workers < 1:
+        raise DinolabError(f"--workers must be at least 1, got {workers}")
+    if backend not in ("local", "dask"):
+        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    return make_executor(workers, backend, scheduler)

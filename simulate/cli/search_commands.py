@@ -1,0 +1,197 @@
+"""``dinolab search``: which knob settings bring the game to a target (and its report)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rules.core.errors import DinolabError
+from simulate.cli.app import app, echo
+from simulate.cli.common import report_mapper, say_if_compiling, study_executor
+from simulate.cli.study_reports import metric_context, parse_target, write_search_report
+
+
+@app.command()
+def search(
+    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")],
+    target: Annotated[
+        str,
+        typer.Option(
+            help="What to reach, terms joined by commas: M (minimise, e.g. seat_gap), M=V "
+            "(e.g. first_share=0.5), constraints M<V or M>V (e.g. capped<0.001); M=V~S sets "
+            "the term's scale. `dinolab games GAME` lists the metrics."
+        ),
+    ],
+    param: Annotated[
+        list[str],
+        typer.Option(
+            "--param",
+            help="A knob and its range: KEY=LO..HI (integers, or a real range), "
+            "KEY=LO..HI:STEPS, or KEY=V1,V2,... Repeatable.",
+        ),
+    ],
+    budget: Annotated[
+        int, typer.Option(help="Games to spend in all: search, answers and re-measurement.")
+    ] = 400_000,
+    block: Annotated[
+        int | None,
+        typer.Option(
+            help="Games per seed block (default: the budget / 80). Every trial plays "
+            "the same blocks."
+        ),
+    ] = None,
+    blocks: Annotated[
+        int, typer.Option(help="Blocks of a full evaluation (a trial may stop earlier).")
+    ] = 4,
+    finalists: Annotated[
+        int, typer.Option(help="Best configurations re-measured on fresh seeds.")
+    ] = 2,
+    final_games: Annotated[
+        int | None,
+        typer.Option(help="Games of each re-measurement (default: one full evaluation)."),
+    ] = None,
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", help="Players per game.")
+    ] = None,
+    strategy: Annotated[
+        str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")
+    ] = None,
+    rotate: Annotated[
+        bool, typer.Option("--rotate/--no-rotate", help="Rotate the lineup round the table.")
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Root seed of the search's blocks.")] = 0,
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A fixed rule change (repeatable)."),
+    ] = None,
+    rules_file: Annotated[
+        Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Search folder: search.db, recommendation.json, "
+            "final/ and the report (a local folder).",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes (default: every core).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="local processes, or dask.")] = "local",
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(help="Finish an interrupted search (replayed from its kept blocks)."),
+    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace a search in --out.")] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+    ] = None,
+) -> None:
+    """Search the knobs for the setting nearest a target, with paired seeds and intervals.
+
+    Optuna's TPE sampler proposes settings; each trial plays the same seed blocks (common
+    random numbers) and races the best so far, stopping once it is clearly worse. The best
+    configurations and the current rules are then played again on fresh seeds, and the nearest
+    is recommended. DIR/recommendation.json holds it ({"params": {knob: value}, "metrics":
+    {name: {"value", "ci"}}, "games": N}); DIR/report.html compares it with the current rules,
+    lists the minimal changes (the best change of 1, 2, ... knobs) and the one-step deviations,
+    and shows the convergence. DIR/search.db is an Optuna study (optuna-dashboard
+    sqlite:///DIR/search.db).
+
+    Examples:
+
+      dinolab search dtb --target first_share=0.5 --param dice=3..9 \\
+          --param markers_per_dino=2..5 --param bonus_markers=0..4 --budget 400000
+
+      dinolab search dkd --target seat_gap --param hand_size=2..6 --param first_holder=-1,0 \\
+          --rotate --budget 2000000
+
+      dinolab search oos --target "first_share=0.25,length=7~0.5" --param hand_size=4..8
+    """
+    from reports.metrics import MetricError
+    from reports.targets import Target, TargetJudge
+    from simulate.config import build_config, parse_tables
+    from simulate.games import get_game
+    from simulate.progress import progress_bar, want_progress
+    from simulate.study.search import Searcher, plan_search, run_search
+
+    g = get_game(game)
+    fixed = list(assignments or [])
+    rules = str(rules_file) if rules_file else None
+    base = build_config(
+        g.name,
+        n_players=players,
+        strategies=strategy,
+        rotate=rotate,
+        seed=seed,
+        games=1,
+        chunk_size=None,
+        assignments=fixed,
+        rules_file=rules,
+    )
+    ctx = metric_context(base[1], None)
+    try:
+        Target.parse(target).require_objective()
+        judge = TargetJudge(parse_target(target, ctx))
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+    tables = parse_tables(g, list(judge.tables))
+    if out is None:
+        out = str(Path("runs") / f"search-{g.name}-seed{seed}")
+    plan = plan_search(
+        base,
+        params=param,
+        target=target,
+        budget=budget,
+        block=block,
+        blocks=blocks,
+        finalists=finalists,
+        final_games=final_games,
+        assignments=fixed,
+        rules_file=rules,
+        tables=tables,
+        out=out,
+        resume=resume,
+        force=force,
+    )
+    executor = study_executor(workers, backend, scheduler)
+    s = plan.settings
+    echo(
+        f"{g.title}: search for {judge.bound.target.describe()} over "
+        f"{', '.join(a.describe() for a in plan.axes)}; budget {budget:,} games (blocks of "
+        f"{s['block']:,}, {s['blocks']} per trial)"
+    )
+    say_if_compiling(g)
+    try:
+        with progress_bar(f"search {g.name}", want_progress(progress)) as update:
+            searcher = Searcher(plan, executor, judge, echo, update)
+            summary = run_search(plan, searcher)
+        mapper = report_mapper(backend, scheduler, workers)
+        try:
+            html, md = write_search_report(out, mapper)
+        finally:
+            close = getattr(mapper, "close", None)
+            if close:
+                close()
+    except KeyboardInterrupt:
+        typer.echo("interrupted; run the same command with --resume to finish", err=True)
+        raise typer.Exit(130) from None
+    rec = json.loads(Path(out, "recommendation.json").read_text())
+    change = ", ".join(f"{k}={v}" for k, v in rec["params"].items()) or "keep the current rules"
+    echo(
+        f"recommendation: {change} (distance {rec['distance']['value']:.3f} "
+        f"[{rec['distance']['ci'][0]:.3f}, {rec['distance']['ci'][1]:.3f}] on fresh seeds; "
+        f"{summary['games']['total']:,} games)"
+    )
+    for name, m in rec["metrics"].items():
+        echo(f"  {name}: {m['value']:.4f} [{m['ci'][0]:.4f}, {m['ci'][1]:.4f}]")
+    echo(f"wrote {out}/recommendation.json, {html} and {md}")

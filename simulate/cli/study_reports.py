@@ -1,0 +1,176 @@
+"""What the study commands share: the metrics' view of a configuration, targets, and the
+reports of study folders (``dinolab report DIR`` on a sweep or a search)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+from rules.core.errors import DinolabError
+
+HEADLINE = ("balance", "seat_gap", "first_share", "length", "capped", "shared")
+"""Metrics a search's report shows beside its target's."""
+
+
+def metric_context(setup, tables: tuple[str, ...] | None):
+    """The metrics' view of a configuration before it is played (its lineup's labels, the
+    columns of the tables it will log, the game's report module)."""
+    from reports.metrics import Context
+
+    game = setup.game
+    logged = [t for t in game.logged_tables if tables is None or t.name in tables]
+    columns = {t.name: tuple(c.name for c in t.columns) for t in logged}
+    module = importlib.import_module(game.report)
+    return Context(game.name, setup.n_players, tuple(dict.fromkeys(setup.labels)), columns, module)
+
+
+def choose_metrics(ctx, metrics: str | None):
+    """``--metrics`` resolved (families by their bare name), or every metric the configuration
+    can measure; one line for an unknown one."""
+    from reports.metrics import MetricError, expand, split_names
+
+    try:
+        return expand(ctx, split_names(metrics) if metrics else None)
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+
+
+def parse_target(text: str, ctx):
+    """``--target`` parsed and its metrics resolved; one line when it cannot be."""
+    from reports.metrics import MetricError
+    from reports.targets import Target
+
+    try:
+        return Target.parse(text).bind(ctx)
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+
+
+def write_study_report(where: str, target: str | None, mapper=None) -> tuple[str, str]:
+    """The report of a study folder (a sweep), written into it; returns where."""
+    from reports.build import render_html, render_markdown
+    from reports.metrics import Estimate, MetricError, expand
+    from reports.sweep import SweepPoint, sweep_sections
+    from simulate.storage import open_store
+    from simulate.study import folder
+    from simulate.study.sweep import read_sweep
+
+    store = open_store(where)
+    record = folder.read_record(store)
+    if record["tool"] != "dinolab sweep":
+        return write_search_report(where, mapper)
+    record, found = read_sweep(store)
+    first = found[0][1]
+    game = importlib.import_module(_report_module(record["settings"]["game"]))
+    from reports.metrics import Context
+
+    ctx = Context.of(first, game)
+    try:
+        refs = expand(ctx, record["settings"]["metrics"])
+        bound = parse_target(target, ctx) if target else None
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+    points = [
+        SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()})
+        for p, run, m in found
+    ]
+    sections = sweep_sections(record, points, refs, bound, mapper)
+    knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
+    title = f"Sweep of {first.title} over {knobs}: {len(points)} points"
+    line = study_config_line(record)
+    html = render_html(first, sections, title, line)
+    md = render_markdown(first, sections, title, line)
+    store.write_bytes("report.html", html.encode())
+    store.write_bytes("report.md", md.encode())
+    root = str(store.local or store.url).rstrip("/")
+    return f"{root}/report.html", f"{root}/report.md"
+
+
+def study_config_line(record: dict) -> str:
+    """The configuration line of a study's report: its seed and the rules it fixed (those
+    differing from the game's defaults)."""
+    from simulate.games import get_game
+
+    s = record["settings"]
+    defaults = get_game(s["game"]).parameters().to_dict()
+    fixed = [
+        f"{k}={v}"
+        for k, v in s["rules"].items()
+        if defaults.get(k) != v and k not in record["current"]
+    ]
+    knobs = ", ".join(f"{k} (now {v})" for k, v in record["current"].items())
+    return f"seed {s['seed']}; knobs: {knobs}; other rules: " + (
+        ", ".join(fixed) if fixed else "the game's defaults"
+    )
+
+
+def _report_module(game_name: str) -> str:
+    from simulate.games import get_game
+
+    return get_game(game_name).report
+
+
+def write_search_report(where: str, mapper=None) -> tuple[str, str]:
+    """The report of a search folder, written into it; returns where."""
+    import importlib
+
+    from reports.build import render_html, render_markdown
+    from reports.metrics import Context, MetricError, expand
+    from reports.search import search_sections
+    from reports.targets import Target
+    from simulate.games import get_game
+    from simulate.rundir import Run
+    from simulate.storage import open_store
+    from simulate.study import folder
+    from simulate.study.search import RECOMMENDATION, SUMMARY
+
+    store = open_store(where)
+    record = folder.read_record(store)
+    if not store.exists(SUMMARY) or not store.exists(RECOMMENDATION):
+        raise DinolabError(
+            f"{store} holds an unfinished search; run the same dinolab search with --resume"
+        )
+    summary = json.loads(store.read_bytes(SUMMARY))
+    recommendation = json.loads(store.read_bytes(RECOMMENDATION))
+    finals = {f["name"]: f for f in summary["finals"]}
+    current_run = Run(store.child(summary["finals"][0]["folder"]))
+    rec_run = Run(store.child(finals[summary["recommendation"]]["folder"]))
+    module = importlib.import_module(get_game(record["settings"]["game"]).report)
+    ctx = Context.of(current_run, module)
+    try:
+        bound = Target.parse(record["settings"]["target"]).bind(ctx)
+        names = list(dict.fromkeys([*bound.names, *(n for n in HEADLINE)]))
+        refs = expand(ctx, [n for n in names if _measurable(n, ctx)])
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+    refs = sorted(refs, key=lambda r: names.index(r.name) if r.name in names else len(names))
+    sections = search_sections(
+        record,
+        summary,
+        recommendation,
+        current_run,
+        rec_run,
+        refs,
+        bound.names,
+        bound.describe_scale(),
+        mapper,
+    )
+    knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
+    title = f"Search of {current_run.title} over {knobs} for {record['settings']['target']}"
+    line = study_config_line(record)
+    html = render_html(current_run, sections, title, line)
+    md = render_markdown(current_run, sections, title, line)
+    store.write_bytes("report.html", html.encode())
+    store.write_bytes("report.md", md.encode())
+    root = str(store.local or store.url).rstrip("/")
+    return f"{root}/report.html", f"{root}/report.md"
+
+
+def _measurable(name: str, ctx) -> bool:
+    from reports.metrics import MetricError, resolve
+
+    try:
+        resolve(name, ctx)
+    except MetricError:
+        return False
+    return True

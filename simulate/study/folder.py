@@ -1,0 +1,93 @@
+"""A study's folder: its record (``study.json``), and what ``--resume`` and ``--force`` may do.
+
+The record holds everything that decides the study's games (game, rules, knobs, points or
+search space, seeds, games, lineup, tables, metrics) and a fingerprint of it. The same command
+with ``--resume`` finishes a study only when the fingerprints agree (the differences are
+named otherwise); ``--force`` replaces a study of the same kind, never a folder that holds
+something else. Nothing is written before every check has passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from rules.core.errors import DinolabError
+from simulate.storage import RunStore, open_store
+
+RECORD = "study.json"
+
+
+def fingerprint(record: dict[str, Any]) -> str:
+    """A digest of what decides a study's games (its ``settings``)."""
+    text = json.dumps(record["settings"], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def read_record(store: RunStore) -> dict[str, Any]:
+    """A study folder's record; one line when it is missing or damaged."""
+    if not store.exists(RECORD):
+        raise DinolabError(f"{store} holds no dinolab study ({RECORD})")
+    try:
+        record = json.loads(store.read_bytes(RECORD))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DinolabError(f"{store}/{RECORD} is damaged: {exc}") from None
+    if not isinstance(record, dict) or "tool" not in record or "settings" not in record:
+        raise DinolabError(f"{store}/{RECORD} is not a dinolab study record")
+    return record
+
+
+def write_record(store: RunStore, record: dict[str, Any]) -> None:
+    record["fingerprint"] = fingerprint(record)
+    store.write_bytes(RECORD, (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode())
+
+
+def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    out = []
+    for key in dict.fromkeys([*a, *b]):
+        if a.get(key) != b.get(key):
+            out.append(f"{key}: {json.dumps(b.get(key))} -> {json.dumps(a.get(key))}")
+    return out
+
+
+def check_folder(out: str, record: dict[str, Any], *, resume: bool, force: bool) -> str:
+    """What to do with the study folder ``out``, touching nothing: 'new', 'resume' or
+    'replace'. ``record``: the study about to run."""
+    store = open_store(out)
+    tool = record["tool"]
+    if resume and force:
+        raise DinolabError("--resume and --force contradict each other; choose one")
+    if store.exists() and not store.is_dir():
+        raise DinolabError(f"--out {store} exists and is not a directory")
+    if store.is_empty():
+        if resume:
+            raise DinolabError(f"nothing to resume in {store}: it is empty or missing")
+        return "new"
+    if not store.exists(RECORD):
+        raise DinolabError(
+            f"--out {store} is not empty and holds no dinolab study; choose a new folder"
+        )
+    previous = read_record(store)
+    if previous["tool"] != tool:
+        raise DinolabError(
+            f"--out {store} holds a study made by {previous['tool']}, not {tool}; choose "
+            "another folder"
+        )
+    if force:
+        return "replace"
+    if not resume:
+        raise DinolabError(
+            f"{store} holds a study already; use --resume to finish it or --force to replace it"
+        )
+    if previous.get("fingerprint") != fingerprint(record):
+        diff = "; ".join(_differences(record["settings"], previous["settings"]))
+        raise DinolabError(f"{store} holds a study made with other settings ({diff})")
+    return "resume"
+
+
+def clear(store: RunStore, names: list[str]) -> None:
+    """Remove a replaced study's files and folders (``names``), then its record."""
+    for name in names:
+        store.remove(name)
+    store.remove(RECORD)

@@ -1,0 +1,675 @@
+"""``dinolab search``: find the knob settings that bring a game to a designer's target.
+
+The optimiser is Optuna's TPE sampler (mixed integer, real and listed knobs; constraints
+through ``Trial.set_constraint``), its trials kept in ``DIR/search.db`` (SQLite: viewable
+with optuna-dashboard while the search runs). What this module adds is how a trial is played
+and judged:
+
+* **Common random numbers.** Every configuration plays the same *seed blocks* (block ``b`` is
+  games ``b*B .. (b+1)*B-1`` of the study's seed), so two configurations are compared game by
+  game: the difference of their distances from the target has a far smaller interval than
+  either distance (:class:`reports.targets.TargetJudge`).
+* **Racing.** A trial plays block after block; after each, it is compared with the incumbent
+  (the best fully played configuration) on the blocks both played, and stops as soon as it is
+  worse with 95% confidence (or breaks a constraint the incumbent meets). Only a trial that
+  plays every block (``--blocks``) can become the incumbent.
+* **Fresh seeds.** The finalists (the best ``--finalists`` configurations) and the current
+  rules are played again on a seed the search never saw, as ordinary run folders under
+  ``DIR/final/``; the recommendation is the best of them there, so its figures carry no
+  winner's curse.
+* **Answers.** From the recommendation: the minimal changes (the best configuration changing
+  1, 2, ... knobs from the current rules, among everything evaluated, with the subsets of the
+  recommendation's changes evaluated to be sure) and the one-step deviations of each knob
+  (is the recommendation on a plateau?), each paired with the recommendation on the search's
+  blocks.
+
+**Resuming.** Every block a configuration played is kept (``DIR/blocks/``, the workers'
+per-cluster sums). ``--resume`` replays the search from the start: the sampler is reseeded
+for every trial from (seed, trial number), so it proposes the same configurations, whose blocks
+are read back instead of played; the SQLite study is rebuilt the same way. A resumed search
+therefore ends exactly as an uninterrupted one would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from rules.core.errors import DinolabError
+from simulate.config import RunConfig, build_config
+from simulate.executors import Executor, Measure
+from simulate.kit.spec import Setup
+from simulate.rundir import Run
+from simulate.runner import RunPlan, check_out_dir, open_run
+from simulate.storage import RunStore, open_store
+from simulate.study import folder
+from simulate.study.knobs import Axis, Knob, check_point, parse_axes
+from simulate.study.play import Block, Progress, play_blocks, play_runs
+
+Z_RACE = 1.959963984540054
+"""A trial stops when its distance exceeds the incumbent's by this many standard errors."""
+MAX_REPEATS = 12
+"""The search stops after this many proposals in a row of configurations already played."""
+STARTUP_TRIALS = 6
+"""Random proposals before TPE models the results (Optuna's ``n_startup_trials``)."""
+ANALYSIS_SHARE = 0.2
+"""Share of the budget kept for the minimal changes and the one-step deviations."""
+FINAL = "final"
+BLOCKS = "blocks"
+DATABASE = "search.db"
+SUMMARY = "search.json"
+RECOMMENDATION = "recommendation.json"
+
+
+class Judge(Protocol):
+    """How configurations are measured against the target (``reports.targets``)."""
+
+    chunk: Measure
+    tables: tuple[str, ...]
+
+    def score(self, blocks: Sequence[Any]) -> Any: ...
+
+    def versus(self, a: Sequence[Any], b: Sequence[Any]) -> tuple[float, float, list]: ...
+
+    def run_features(self, run: Run, measured: dict[int, Any]) -> list[Any]: ...
+
+
+Values = dict[str, str]
+"""A configuration: knob -> value as ``--set`` takes it."""
+
+
+def key_of(values: Values) -> str:
+    return ",".join(f"{k}={v}" for k, v in values.items())
+
+
+@dataclasses.dataclass
+class Evaluation:
+    """A configuration played on the search's blocks."""
+
+    values: Values
+    blocks: list[Any]
+    score: Any
+    raced_out: bool
+    full: bool
+    """Played every block of an evaluation (only then may it become the incumbent)."""
+
+    @property
+    def games(self) -> int:
+        return int(self.score.games)
+
+
+def better(a: Evaluation, b: Evaluation | None) -> bool:
+    """``a`` beats ``b``: it meets the constraints where ``b`` does not, else it is nearer."""
+    if b is None:
+        return True
+    if a.score.feasible != b.score.feasible:
+        return a.score.feasible
+    if not a.score.feasible:
+        return a.score.violation < b.score.violation
+    return a.score.distance < b.score.distance
+
+
+@dataclasses.dataclass
+class SearchPlan:
+    """A validated search, nothing written yet."""
+
+    config: RunConfig
+    setup: Setup
+    axes: list[Axis]
+    target: str
+    record: dict[str, Any]
+    store: RunStore
+    mode: str
+    assignments: list[str]
+    rules_file: str | None
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.record["settings"]
+
+
+def fresh_seed(seed: int) -> int:
+    """The seed of the final re-measurement: one the search never plays."""
+    return (seed + 0x9E3779B97F4A7C15) % 2**64
+
+
+def _multiple(n: float, step: int) -> int:
+    return max(step, round(n / step) * step)
+
+
+def plan_search(
+    base: tuple[RunConfig, Setup],
+    *,
+    params: Sequence[str],
+    target: str,
+    budget: int,
+    block: int | None,
+    blocks: int,
+    finalists: int,
+    final_games: int | None,
+    assignments: Sequence[str],
+    rules_file: str | None,
+    tables: tuple[str, ...] | None,
+    out: str,
+    resume: bool,
+    force: bool,
+) -> SearchPlan:
+    """Validate the whole search and split its budget; nothing is written."""
+    config, setup = base
+    store = open_store(out)
+    if store.local is None:
+        raise DinolabError("--out of a search must be a local folder (its SQLite study)")
+    axes = parse_axes(setup, params)
+    step = config.n_players if config.rotate else 1
+    if not 1 <= blocks <= 100:
+        raise DinolabError(f"--blocks must be in 1..100, got {blocks}")
+    if not 1 <= finalists <= 10:
+        raise DinolabError(f"--finalists must be in 1..10, got {finalists}")
+    if budget < 1:
+        raise DinolabError(f"--budget must be a positive number of games, got {budget}")
+    b = _multiple(budget / 80 if block is None else block, step)
+    if block is not None and block < 1:
+        raise DinolabError(f"--block must be a positive number of games, got {block}")
+    f = _multiple(blocks * b if final_games is None else final_games, step)
+    finals = (finalists + 1) * f
+    analysis = int(ANALYSIS_SHARE * budget)
+    search = budget - finals - analysis
+    if search < blocks * b:
+        raise DinolabError(
+            f"--budget {budget:,} is below one evaluation: a trial plays {blocks} blocks of "
+            f"{b:,} games and the re-measurement {finalists + 1} x {f:,} games on fresh seeds, "
+            f"with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
+            "smaller --block)"
+        )
+    for a in axes:
+        check_point(setup.game, setup, {a.knob.key: a.knob.current_text})
+    settings = {
+        "game": setup.game.name,
+        "players": config.n_players,
+        "strategies": list(config.strategies),
+        "rotate": config.rotate,
+        "seed": config.seed,
+        "rules": config.params,
+        "tables": list(tables) if tables is not None else None,
+        "knobs": [a.to_dict() for a in axes],
+        "target": target,
+        "budget": budget,
+        "block": b,
+        "blocks": blocks,
+        "finalists": finalists,
+        "final_games": f,
+        "chunk_size": config.chunk_size,
+    }
+    record = {
+        "tool": "dinolab search",
+        "settings": settings,
+        "current": {a.knob.key: a.knob.current_text for a in axes},
+        "split": {"search": search, "analysis": analysis, "final": finals},
+    }
+    mode = folder.check_folder(out, record, resume=resume, force=force)
+    return SearchPlan(
+        config, setup, axes, target, record, store, mode, list(assignments), rules_file
+    )
+
+
+ANSWER_TEXT = f"{int(ANALYSIS_SHARE * 100)}% kept for the minimal changes and deviations"
+
+
+# ------------------------------------------------------------------ the search
+
+
+def distribution(axis: Axis):
+    """The Optuna distribution of a knob's values."""
+    import optuna.distributions as d
+
+    k = axis.knob
+    if axis.values is not None:
+        return d.CategoricalDistribution(list(axis.values))
+    if k.kind == "int":
+        return d.IntDistribution(int(axis.lo), int(axis.hi))
+    step = (axis.hi - axis.lo) / (axis.steps - 1) if axis.steps else None
+    return d.FloatDistribution(float(axis.lo), float(axis.hi), step=step)
+
+
+def _space_size(axes: Sequence[Axis]) -> float:
+    total = 1.0
+    for a in axes:
+        if a.values is not None:
+            total *= len(a.values)
+        elif a.knob.kind == "int":
+            total *= a.hi - a.lo + 1
+        elif a.steps:
+            total *= a.steps
+        else:
+            return math.inf
+    return total
+
+
+def _in_space(axis: Axis, text: str) -> bool:
+    if axis.values is not None:
+        return text in axis.values
+    v = axis.knob.value(text)
+    if not axis.lo <= v <= axis.hi:
+        return False
+    if axis.knob.kind == "float" and axis.steps:
+        step = (axis.hi - axis.lo) / (axis.steps - 1)
+        return abs((v - axis.lo) / step - round((v - axis.lo) / step)) < 1e-9
+    return True
+
+
+def neighbours(axis: Axis, text: str) -> list[str]:
+    """A knob's values one step from ``text`` (the one-step deviations)."""
+    k = axis.knob
+    if axis.values is not None:
+        i = axis.values.index(text) if text in axis.values else -1
+        return [axis.values[j] for j in (i - 1, i + 1) if i >= 0 and 0 <= j < len(axis.values)]
+    v = k.value(text)
+    if k.kind == "int":
+        step = 1
+    elif axis.steps:
+        step = (axis.hi - axis.lo) / (axis.steps - 1)
+    else:
+        step = (axis.hi - axis.lo) / 10
+    out = []
+    for w in (v - step, v + step):
+        if axis.lo - 1e-12 <= w <= axis.hi + 1e-12:
+            out.append(k.text(int(w) if k.kind == "int" else float(w)))
+    return out
+
+
+class Searcher:
+    """Plays and judges configurations for one search (see the module docstring)."""
+
+    def __init__(
+        self,
+        plan: SearchPlan,
+        executor: Executor,
+        judge: Judge,
+        echo: Callable[[str], None] = lambda line: None,
+        progress: Progress | None = None,
+    ):
+        self.plan = plan
+        self.executor = executor
+        self.judge = judge
+        self.echo = echo
+        self.progress = progress
+        s = plan.settings
+        self.block_games = s["block"]
+        self.n_blocks = s["blocks"]
+        self.spent = 0
+        self.evaluated: dict[str, Evaluation] = {}
+        self._setups: dict[str, Setup] = {}
+        self.knobs: dict[str, Knob] = {a.knob.key: a.knob for a in plan.axes}
+        self.constrained = any(t in plan.target for t in "<>")
+        step = plan.config.n_players if plan.config.rotate else 1
+        per = -(-self.block_games // (2 * max(1, executor.workers)))
+        self.chunk = max(step, -(-per // step) * step)
+
+    # -- configurations
+    def full_values(self, values: Values) -> list[str]:
+        return [*self.plan.assignments, *(f"{k}={v}" for k, v in values.items())]
+
+    def setup_for(self, values: Values) -> Setup:
+        key = key_of(values)
+        if key not in self._setups:
+            c = self.plan.config
+            _, setup = build_config(
+                c.game,
+                n_players=c.n_players,
+                strategies=",".join(c.strategies),
+                rotate=c.rotate,
+                seed=c.seed,
+                games=1,
+                chunk_size=None,
+                assignments=self.full_values(values),
+                rules_file=self.plan.rules_file,
+            )
+            self._setups[key] = setup
+        return self._setups[key]
+
+    # -- blocks
+    def _block_file(self, values: Values, b: int) -> str:
+        digest = hashlib.sha256(self.setup_for(values).key.encode()).hexdigest()[:20]
+        return f"{BLOCKS}/{digest}-{b:03d}.npz"
+
+    def block(self, values: Values, b: int) -> Any:
+        """Block ``b`` of a configuration: read back if kept, else played and kept."""
+        name = self._block_file(values, b)
+        store = self.plan.store
+        if store.exists(name):
+            features = _load_features(store.read_bytes(name))
+        else:
+            c = self.plan.config
+            start, stop = b * self.block_games, (b + 1) * self.block_games
+            blk = Block(self.setup_for(values), c.seed, c.rotate, start, stop, self.chunk, "b")
+            results = play_blocks([blk], self.executor, self.judge.chunk, self.judge.tables)["b"]
+            features = _join([r.measured for r in results])
+            store.write_bytes(name, _save_features(features))
+        self.spent += self.block_games
+        if self.progress:
+            self.progress(self.spent, self.plan.settings["budget"])
+        return features
+
+    def evaluate(
+        self, values: Values, against: Evaluation | None, budget: int, max_blocks: int | None = None
+    ) -> Evaluation | None:
+        """Play a configuration block by block, racing ``against``; ``None`` when the budget
+        has no room for its first block. A configuration played before is not played again."""
+        key = key_of(values)
+        if key in self.evaluated:
+            return self.evaluated[key]
+        blocks: list[Any] = []
+        raced = False
+        n = max_blocks or self.n_blocks
+        for b in range(n):
+            if self.spent + self.block_games > budget:
+                break
+            blocks.append(self.block(values, b))
+            if against is not None and len(against.blocks) >= len(blocks):
+                d, se, violations = self.judge.versus(against.blocks[: len(blocks)], blocks)
+                clearly_worse = d - Z_RACE * se > 0
+                breaks = against.score.feasible and any(v - Z_RACE * s > 0 for v, s in violations)
+                if (clearly_worse or breaks) and b + 1 < n:
+                    raced = True
+                    break
+        if not blocks:
+            return None
+        ev = Evaluation(
+            values, blocks, self.judge.score(blocks), raced, len(blocks) == self.n_blocks
+        )
+        self.evaluated[key] = ev
+        return ev
+
+    # -- the optimiser
+    def search(self) -> tuple[Evaluation | None, list[dict]]:
+        """The TPE search within the search budget; the incumbent and every trial's record."""
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        s = self.plan.settings
+        path = self.plan.store.local / DATABASE
+        storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
+        for summary in optuna.study.get_all_study_summaries(storage):
+            optuna.delete_study(study_name=summary.study_name, storage=storage)
+        study = optuna.create_study(storage=storage, study_name="search", direction="minimize")
+        study.set_user_attr("target", self.plan.target)
+        dists = {a.knob.key: distribution(a) for a in self.plan.axes}
+        current = {a.knob.key: a.knob.current_text for a in self.plan.axes}
+        if all(_in_space(a, current[a.knob.key]) for a in self.plan.axes):
+            study.enqueue_trial({k: self._param(k, v) for k, v in current.items()})
+        budget = self.plan.record["split"]["search"]
+        size = _space_size(self.plan.axes)
+        incumbent: Evaluation | None = None
+        trials: list[dict] = []
+        repeats = 0
+        number = 0
+        while self.spent + self.block_games <= budget:
+            study.sampler = optuna.samplers.TPESampler(
+                seed=(s["seed"] * 1_000_003 + number) % 2**32,
+                n_startup_trials=STARTUP_TRIALS,
+                multivariate=True,
+            )
+            trial = study.ask(dists)
+            number += 1
+            values = {k: self.knobs[k].text(trial.params[k]) for k in dists}
+            seen = key_of(values) in self.evaluated
+            ev = self.evaluate(values, incumbent, budget)
+            if ev is None:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                break
+            if self.constrained:
+                trial.set_constraint("worst violation", ev.score.violation)
+            trial.set_user_attr("games", ev.games)
+            trial.set_user_attr("raced_out", ev.raced_out)
+            study.tell(trial, ev.score.distance)
+            if ev.full and not ev.raced_out and better(ev, incumbent):
+                incumbent = ev
+            trials.append(self._trial_record(trial.number, ev, incumbent, seen))
+            repeats = repeats + 1 if seen else 0
+            if repeats >= MAX_REPEATS or len(self.evaluated) >= size:
+                break
+        return incumbent, trials
+
+    def _param(self, key: str, text: str) -> Any:
+        axis = next(a for a in self.plan.axes if a.knob.key == key)
+        return text if axis.values is not None else self.knobs[key].value(text)
+
+    def _trial_record(self, number: int, ev: Evaluation, inc: Evaluation | None, seen: bool):
+        sc, best = ev.score, inc.score if inc is not None else None
+        return {
+            "trial": number,
+            "values": ev.values,
+            "distance": sc.distance,
+            "lo": sc.lo,
+            "hi": sc.hi,
+            "feasible": sc.feasible,
+            "blocks": len(ev.blocks),
+            "raced_out": ev.raced_out,
+            "repeat": seen,
+            "games_spent": self.spent,
+            "best": None if inc is None else key_of(inc.values),
+            "best_distance": None if best is None else best.distance,
+            "best_lo": None if best is None else best.lo,
+            "best_hi": None if best is None else best.hi,
+        }
+
+    # -- what the recommendation is made of
+    def changes_of(self, values: Values) -> list[str]:
+        current = self.plan.record["current"]
+        return [k for k, v in values.items() if v != current[k]]
+
+    def analyse(self, rec: Evaluation, budget: int) -> dict[str, Any]:
+        """Minimal changes and one-step deviations around ``rec`` on the search's blocks."""
+        current = dict(self.plan.record["current"])
+        changed = self.changes_of(rec.values)
+        candidates: list[Values] = []
+        for axis in self.plan.axes:  # one-step deviations first
+            k = axis.knob.key
+            for v in neighbours(axis, rec.values[k]):
+                candidates.append({**rec.values, k: v})
+        subsets = _subsets(changed)
+        for sub in subsets:  # the recommendation's changes, some reverted
+            candidates.append({k: rec.values[k] if k in sub else current[k] for k in rec.values})
+        candidates.append(current)
+        for values in candidates:
+            self.evaluate(values, rec, budget)
+        deviations = []
+        for axis in self.plan.axes:
+            k = axis.knob.key
+            for v in neighbours(axis, rec.values[k]):
+                values = {**rec.values, k: v}
+                ev = self.evaluated.get(key_of(values))
+                deviations.append(self._paired(rec, ev, f"{k} {rec.values[k]} -> {v}", values))
+        levels = []
+        for n in range(0, len(self.plan.axes) + 1):
+            pool = [e for e in self.evaluated.values() if len(self.changes_of(e.values)) == n]
+            if not pool:
+                continue
+            best = min(pool, key=lambda e: (not e.score.feasible, e.score.distance))
+            levels.append({"changes": n, **self._paired(rec, best, "", best.values)})
+        return {"deviations": deviations, "minimal_changes": levels}
+
+    def _paired(self, rec: Evaluation, ev: Evaluation | None, label: str, values: Values):
+        out: dict[str, Any] = {"label": label, "values": values, "changes": self.changes_of(values)}
+        if ev is None:
+            out["measured"] = False
+            return out
+        n = min(len(ev.blocks), len(rec.blocks))
+        d, se, _ = self.judge.versus(rec.blocks[:n], ev.blocks[:n])
+        out.update(
+            measured=True,
+            score=ev.score.to_dict(),
+            blocks=len(ev.blocks),
+            raced_out=ev.raced_out,
+            vs_recommendation={"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se},
+        )
+        return out
+
+    # -- fresh seeds
+    def finals(self, configs: Sequence[Values]) -> list[dict[str, Any]]:
+        """Play the configurations (the current rules first) on fresh seeds as run folders
+        under ``DIR/final/``; each one's score and features."""
+        s = self.plan.settings
+        c = self.plan.config
+        plans: list[RunPlan] = []
+        for i, values in enumerate(configs):
+            name = f"{i:02d}-" + (
+                "current"
+                if not self.changes_of(values)
+                else _slug(",".join(f"{k}={values[k]}" for k in self.changes_of(values)))
+            )
+            cfg, setup = build_config(
+                c.game,
+                n_players=c.n_players,
+                strategies=",".join(c.strategies),
+                rotate=c.rotate,
+                seed=fresh_seed(c.seed),
+                games=s["final_games"],
+                chunk_size=self.chunk * 2 * max(1, self.executor.workers),
+                assignments=self.full_values(values),
+                rules_file=self.plan.rules_file,
+                tables=tuple(s["tables"]) if s["tables"] is not None else None,
+            )
+            child = self.plan.store.child(f"{FINAL}/{name}")
+            started = child.exists("manifest.json")
+            if started:
+                check_out_dir(child, cfg, resume=True, force=False)
+            plans.append(
+                open_run(cfg, setup, child, resume=started, measure=self.judge.chunk, tag=name)
+            )
+        features: dict[str, list[Any]] = {}
+
+        def done(plan: RunPlan, measured: dict[int, Any]) -> None:
+            features[plan.tag] = self.judge.run_features(Run(plan.store), measured)
+
+        play_runs(plans, self.executor, done)
+        out = []
+        for plan, values in zip(plans, configs, strict=True):
+            out.append(
+                {
+                    "name": plan.tag,
+                    "folder": f"{FINAL}/{plan.tag}",
+                    "values": values,
+                    "features": features[plan.tag],
+                }
+            )
+        return out
+
+
+def _subsets(keys: Sequence[str]) -> list[set[str]]:
+    """Non-empty proper subsets of ``keys``, smallest first (at most 14; beyond that the
+    single changes and the recommendation less one change)."""
+    import itertools
+
+    n = len(keys)
+    if 2**n - 2 <= 14:
+        return [set(c) for r in range(1, n) for c in itertools.combinations(keys, r)]
+    singles = [{k} for k in keys]
+    less_one = [set(keys) - {k} for k in keys]
+    return singles + less_one
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:90]
+
+
+def _join(parts: Sequence[Any]) -> Any:
+    """The per-cluster sums of a block's chunks as one (chunks hold different games)."""
+    first = parts[0]
+    return dataclasses.replace(
+        first,
+        clusters=np.concatenate([p.clusters for p in parts]),
+        sums=np.vstack([p.sums for p in parts]),
+        games=np.concatenate([p.games for p in parts]),
+    )
+
+
+def _save_features(f: Any) -> bytes:
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        names=np.array(f.names),
+        clusters=f.clusters,
+        sums=f.sums,
+        games=f.games,
+        kind=np.array([type(f).__module__, type(f).__qualname__]),
+    )
+    return buf.getvalue()
+
+
+def _load_features(data: bytes) -> Any:
+    import importlib
+
+    z = np.load(io.BytesIO(data), allow_pickle=False)
+    module, name = (str(x) for x in z["kind"])
+    cls = getattr(importlib.import_module(module), name)
+    return cls(tuple(str(n) for n in z["names"]), z["clusters"], z["sums"], z["games"])
+
+
+def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
+    """The whole search: optimiser, finalists on fresh seeds, the answers. Writes
+    ``search.json`` and ``recommendation.json``; returns the summary."""
+    store = plan.store
+    if plan.mode == "replace":
+        folder.clear(
+            store, [FINAL, BLOCKS, DATABASE, SUMMARY, RECOMMENDATION, "report.html", "report.md"]
+        )
+    folder.write_record(store, plan.record)
+    split = plan.record["split"]
+    try:
+        incumbent, trials = searcher.search()
+        full = [e for e in searcher.evaluated.values() if e.full and not e.raced_out]
+        if not full:
+            raise DinolabError("no configuration was played in full; give a larger --budget")
+        ranked = sorted(full, key=lambda e: (not e.score.feasible, e.score.distance))
+        chosen = [e.values for e in ranked[: plan.settings["finalists"]]]
+        current = dict(plan.record["current"])
+        configs = [current, *[v for v in chosen if v != current]]
+        finals = searcher.finals(configs)
+        scores = [searcher.judge.score(f["features"]) for f in finals]
+        best = min(range(len(finals)), key=lambda i: (not scores[i].feasible, scores[i].distance))
+        for f, sc in zip(finals, scores, strict=True):
+            d, se, _ = searcher.judge.versus(finals[0]["features"], f["features"])
+            f["score"] = sc.to_dict()
+            f["vs_current"] = {"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se}
+        rec_values = finals[best]["values"]
+        rec_eval = searcher.evaluated.get(key_of(rec_values)) or searcher.evaluate(
+            rec_values, None, 1 << 62
+        )
+        # the analysis may spend what the search left of its share, and its own
+        analysis = searcher.analyse(rec_eval, split["search"] + split["analysis"])
+    finally:
+        searcher.executor.close()
+    games = searcher.spent + sum(f["score"]["games"] for f in finals)
+    rec = finals[best]
+    recommendation = {
+        "params": {k: rec_values[k] for k in searcher.changes_of(rec_values)},
+        "metrics": {
+            k: {"value": e["value"], "ci": e["ci"]} for k, e in rec["score"]["metrics"].items()
+        },
+        "games": games,
+        "target": plan.target,
+        "distance": rec["score"]["distance"],
+        "current": current,
+        "run": rec["folder"],
+    }
+    summary = {
+        "trials": trials,
+        "incumbent": None if incumbent is None else key_of(incumbent.values),
+        "finals": [{k: v for k, v in f.items() if k != "features"} for f in finals],
+        "recommendation": rec["name"],
+        "analysis": analysis,
+        "games": {"search": searcher.spent, "final": games - searcher.spent, "total": games},
+    }
+    store.write_bytes(SUMMARY, (json.dumps(summary, indent=1) + "\n").encode())
+    store.write_bytes(RECOMMENDATION, (json.dumps(recommendation, indent=1) + "\n").encode())
+    return summary

@@ -1,0 +1,248 @@
+"""``dinolab sweep``: play a game at many settings of some knobs, paired, and measure each.
+
+Every point is an ordinary run directory, ``DIR/points/NNN-knob=value,.../`` (its manifest
+holds the point's rules, so ``verify``, ``report`` and ``replay`` work on it), and every point
+plays the same seed, so their differences are paired game by game. The points are played
+through one executor (:func:`simulate.study.play.play_runs`); the metrics' per-game sums are
+taken by the workers from the rows they have just played, and each finished point gets
+``metrics.json`` (every metric with its 95% interval). ``DIR/results.csv`` holds one row per
+point. The same command with ``--resume`` finishes the missing points; a chunk played before
+a kill is measured from its files, giving the same numbers.
+
+Which metrics, and how they are computed, is the business of ``reports`` (a
+:class:`Measurer`, handed over by the CLI): this module only composes runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Protocol
+
+from rules.core.errors import DinolabError
+from simulate.config import RunConfig, build_config
+from simulate.executors import Executor, Measure
+from simulate.kit.spec import GameSpec, Setup
+from simulate.manifest import read_manifest
+from simulate.rundir import Run
+from simulate.runner import RunPlan, check_out_dir, open_run
+from simulate.storage import RunStore, open_store
+from simulate.study import folder
+from simulate.study.design import design_points
+from simulate.study.knobs import Axis, check_point, parse_axes
+from simulate.study.play import Progress, play_runs
+
+POINTS = "points"
+METRICS = "metrics.json"
+RESULTS = "results.csv"
+
+
+class Measurer(Protocol):
+    """What a study asks of its metrics (implemented in ``reports``)."""
+
+    names: list[str]
+    """The metrics measured, as ``--target`` names them."""
+    tables: tuple[str, ...]
+    """The tables they read."""
+    chunk: Measure | None
+    """Run by the workers on each chunk's tables (``None``: nothing to take there)."""
+
+    def point(self, run: Run, measured: dict[int, Any]) -> dict[str, dict]:
+        """Every metric of a finished run as ``{"value", "ci", "se", "games"}``;
+        ``measured``: what :attr:`chunk` returned for the chunks played now (the others are
+        read from the run's files)."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """One point of a sweep: its folder, its knob values and its configuration."""
+
+    name: str
+    values: dict[str, str]
+    config: RunConfig
+    setup: Setup
+
+
+@dataclasses.dataclass
+class Sweep:
+    """A validated sweep, nothing written yet."""
+
+    game: GameSpec
+    axes: list[Axis]
+    points: list[Point]
+    record: dict[str, Any]
+    store: RunStore
+    mode: str
+
+
+def point_name(index: int, values: dict[str, str]) -> str:
+    """``007-dice=5,markers_per_dino=3`` (folder-safe, at most 100 characters)."""
+    text = ",".join(f"{k}={v}" for k, v in values.items())
+    text = re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:95].rstrip(",_")
+    return f"{index:03d}-{text}" if text else f"{index:03d}"
+
+
+def plan_sweep(
+    base: tuple[RunConfig, Setup],
+    *,
+    params: Sequence[str],
+    design: str,
+    samples: int | None,
+    assignments: Sequence[str],
+    rules_file: str | None,
+    tables: tuple[str, ...] | None,
+    metrics: Sequence[str],
+    out: str,
+    resume: bool,
+    force: bool,
+) -> Sweep:
+    """Validate the whole sweep (every point's rules included) and decide what to do with
+    ``out``; nothing is written. ``base``: the configuration without the knobs (from
+    :func:`simulate.config.build_config` with the same ``assignments`` and ``rules_file``)."""
+    config, setup = base
+    game = setup.game
+    axes = parse_axes(setup, params)
+    values = design_points(axes, design, samples, config.seed)
+    points = []
+    for i, v in enumerate(values):
+        check_point(game, setup, v)
+        changes = [*assignments, *(f"{k}={x}" for k, x in v.items())]
+        cfg, s = build_config(
+            game.name,
+            n_players=config.n_players,
+            strategies=",".join(config.strategies),
+            rotate=config.rotate,
+            seed=config.seed,
+            games=config.games,
+            chunk_size=config.chunk_size,
+            assignments=changes,
+            rules_file=rules_file,
+            tables=tables,
+        )
+        points.append(Point(point_name(i, v), v, cfg, s))
+    settings = {
+        "game": game.name,
+        "players": config.n_players,
+        "strategies": list(config.strategies),
+        "rotate": config.rotate,
+        "seed": config.seed,
+        "games": config.games,
+        "chunk_size": config.chunk_size,
+        "rules": config.params,
+        "tables": list(tables) if tables is not None else None,
+        "knobs": [a.to_dict() for a in axes],
+        "design": design,
+        "samples": samples,
+        "metrics": list(metrics),
+    }
+    record = {
+        "tool": "dinolab sweep",
+        "settings": settings,
+        "current": {a.knob.key: a.knob.current_text for a in axes},
+        "points": [{"name": p.name, "set": p.values} for p in points],
+    }
+    mode = folder.check_folder(out, record, resume=resume, force=force)
+    store = open_store(out)
+    if mode == "resume":
+        for p in points:  # a point folder of other settings is refused before anything runs
+            child = store.child(f"{POINTS}/{p.name}")
+            if child.exists("manifest.json"):
+                check_out_dir(child, p.config, resume=True, force=False)
+    return Sweep(game, axes, points, record, store, mode)
+
+
+def _metrics_json(point: Point, estimates: dict[str, dict]) -> bytes:
+    body = {"point": point.values, "games": point.config.games, "metrics": estimates}
+    return (json.dumps(body, indent=1) + "\n").encode()
+
+
+def run_sweep(
+    sweep: Sweep,
+    executor: Executor,
+    measurer: Measurer,
+    progress: Progress | None = None,
+    echo: Callable[[str], None] = lambda line: None,
+) -> list[dict[str, Any]]:
+    """Play and measure every point not done; write ``results.csv``; return the results
+    (one dict per point: name, knob values, metrics)."""
+    store = sweep.store
+    if sweep.mode == "replace":
+        folder.clear(store, [POINTS, RESULTS, "report.html", "report.md"])
+    folder.write_record(store, sweep.record)
+    by_name = {p.name: p for p in sweep.points}
+    plans: list[RunPlan] = []
+    for p in sweep.points:
+        child = store.child(f"{POINTS}/{p.name}")
+        started = child.exists("manifest.json")
+        plans.append(
+            open_run(p.config, p.setup, child, resume=started, measure=measurer.chunk, tag=p.name)
+        )
+    results: dict[str, dict[str, dict]] = {}
+    pending: list[Future] = []
+
+    def measure(plan: RunPlan, measured: dict[int, Any]) -> None:
+        point = by_name[plan.tag]
+        if not measured and plan.store.exists(METRICS):
+            results[point.name] = json.loads(plan.store.read_bytes(METRICS))["metrics"]
+            return
+        estimates = measurer.point(Run(plan.store), measured)
+        plan.store.write_bytes(METRICS, _metrics_json(point, estimates))
+        results[point.name] = estimates
+        echo(
+            f"  {point.name}: "
+            + ", ".join(f"{k} {e['value']:.4g}" for k, e in list(estimates.items())[:3])
+        )
+
+    with ThreadPoolExecutor(1, thread_name_prefix="measure") as pool:
+        # measuring a point (a model fit, for some metrics) overlaps the next points' games
+        def on_complete(plan: RunPlan, measured: dict[int, Any]) -> None:
+            pending.append(pool.submit(measure, plan, measured))
+
+        try:
+            play_runs(plans, executor, on_complete, progress)
+        finally:
+            executor.close()
+        for f in pending:
+            f.result()
+    rows = [{"point": p.name, **p.values, "metrics": results[p.name]} for p in sweep.points]
+    store.write_bytes(RESULTS, results_csv(sweep.axes, rows).encode())
+    return rows
+
+
+def results_csv(axes: Sequence[Axis], rows: Sequence[dict[str, Any]]) -> str:
+    """One row per point: its knob values, then each metric's value, lower and upper bound."""
+    keys = [a.knob.key for a in axes]
+    names = list(rows[0]["metrics"]) if rows else []
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["point", *keys, *(f"{n}{s}" for n in names for s in ("", "_lo", "_hi"))])
+    for r in rows:
+        cells = [r["point"], *(r[k] for k in keys)]
+        for n in names:
+            e = r["metrics"][n]
+            cells += [repr(e["value"]), repr(e["ci"][0]), repr(e["ci"][1])]
+        w.writerow(cells)
+    return buf.getvalue()
+
+
+def read_sweep(where: str | RunStore) -> tuple[dict[str, Any], list[tuple[dict, Run, dict]]]:
+    """A sweep folder's record and, per point, its values, run and metrics (for reports)."""
+    store = open_store(where)
+    record = folder.read_record(store)
+    if record["tool"] != "dinolab sweep":
+        raise DinolabError(f"{store} holds a study made by {record['tool']}, not a sweep")
+    out = []
+    for p in record["points"]:
+        child = store.child(f"{POINTS}/{p['name']}")
+        if not child.exists(METRICS) or read_manifest(child).get("status") != "complete":
+            raise DinolabError(
+                f"{child} is not finished; run the same dinolab sweep command with --resume"
+            )
+        out.append((p, Run(child), json.loads(child.read_bytes(METRICS))["metrics"]))
+    return record, out
