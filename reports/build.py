@@ -21,6 +21,7 @@ import polars as pl
 
 from reports import common, compare, plots, ratings
 from reports.aggregate import Mapper, prefetch
+from reports.metrics import Estimate, features_partial, measure_run
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
 from reports.stats import with_wilson
@@ -57,17 +58,19 @@ def length_table(length: pl.DataFrame, most: int = 25) -> pl.DataFrame:
     return binned.select("rounds", "games", "share", "lo", "hi")
 
 
-def headline(run: RunData, precision: float | None = None) -> Section:
-    """The first table of every report: the balance answers, each with its interval and n."""
-    seats = common.seat_win_share(run)
+def headline(
+    run: RunData, precision: float | None = None, game: ModuleType | None = None
+) -> Section:
+    """The first table of every report: the balance answers, each with its interval and n.
+
+    Its figures are the declared metrics (:mod:`reports.metrics`, as ``compare``, sweeps and
+    searches measure them): the shared headline ones and the game's own game-by-game ones."""
     bal = common.seat_balance(run)
-    shared = common.shared_wins(run)
-    capped = common.capped_games(run)
     conv = common.convergence(run)
+    refs = compare.headline_refs([run], game)
+    est = measure_run(run, refs)
     n = run.games_logged
     widest = widest_half_width(conv)
-    first = seats.filter(pl.col("seat") == 0).row(0, named=True)
-    multi = shared.filter(pl.col("n_winners") > 1)
     rows = [
         ("games logged", f"{n:,}", ""),
         (
@@ -81,25 +84,51 @@ def headline(run: RunData, precision: float | None = None) -> Section:
             f"chi2 {bal['chi2']:.1f}, {bal['df']} df, {p_text(bal['p_value'])}",
             "p below 0.05: the seats differ beyond sampling noise",
         ),
-        (
-            "seat 0's win share (first seat)",
-            ci_text(first),
-            f"fair share {1 / run.n_players:.2%}",
-        ),
-        (
-            "shared victories",
-            f"{float(multi['games'].sum()) / n:.3%}",
-            f"{int(multi['games'].sum()):,} games",
-        ),
     ]
-    if capped is not None:
+    if "first_share" in est:
         rows.append(
             (
-                "games stopped by the turn cap",
-                f"{capped['share']:.3%} [{capped['lo']:.3%}, {capped['hi']:.3%}]",
-                f"{capped['capped']:,} games, reported apart, never scored as a normal end",
+                "first_share: win share of the player who moved first",
+                pct_ci(est["first_share"]),
+                f"fair share {1 / run.n_players:.2%}",
             )
         )
+    else:
+        rows.append(
+            (
+                "seat_share[0]: seat 0's win share (first seat)",
+                pct_ci(est["seat_share[0]"]),
+                f"fair share {1 / run.n_players:.2%}",
+            )
+        )
+    shared = est["shared"]
+    rows.append(
+        (
+            "shared: games ending in a shared victory",
+            pct_ci(shared, 3),
+            f"{round(shared.value * n):,} games",
+        )
+    )
+    if "capped" in est:
+        capped = est["capped"]
+        rows.append(
+            (
+                "capped: games stopped by the turn cap",
+                pct_ci(capped, 3),
+                f"{round(capped.value * n):,} games, reported apart, never scored as a normal end",
+            )
+        )
+    rows.append(("length: mean rounds per game", num_ci(est["length"]), ""))
+    for r in refs:
+        if r.metric.name not in compare.HEADLINE:
+            unit = "share" in r.metric.unit
+            rows.append(
+                (
+                    f"{r.name}: {r.metric.meaning}",
+                    pct_ci(est[r.name]) if unit else num_ci(est[r.name]),
+                    r.metric.unit,
+                )
+            )
     rows.append(
         ("widest seat interval (95%)", f"±{widest * 100:.2f} pp", "shrinks as 1/sqrt(games)")
     )
@@ -117,14 +146,26 @@ def headline(run: RunData, precision: float | None = None) -> Section:
     return Section(
         "Balance at a glance",
         "The headline figures of this run, each with its 95% interval and sample size; the "
-        "sections below give the details and definitions.",
+        "sections below give the details and definitions. The metric names are those "
+        "`dinolab compare`, `sweep` and `search` use (`dinolab games GAME` lists them).",
         table,
         {"measure": "str", "value": "str", "note": "str"},
         key="headline",
     )
 
 
-def common_sections(run: RunData, precision: float | None = None) -> list[Section]:
+def pct_ci(e: Estimate, digits: int = 2) -> str:
+    """An estimate and its interval in per cent."""
+    return f"{e.value:.{digits}%} [{e.lo:.{digits}%}, {e.hi:.{digits}%}]"
+
+
+def num_ci(e: Estimate) -> str:
+    return f"{e.value:.3f} [{e.lo:.3f}, {e.hi:.3f}]"
+
+
+def common_sections(
+    run: RunData, precision: float | None = None, game: ModuleType | None = None
+) -> list[Section]:
     """The sections every game's report has (after the game's own come the variants)."""
     seats = common.seat_win_share(run)
     bal = common.seat_balance(run)
@@ -133,7 +174,7 @@ def common_sections(run: RunData, precision: float | None = None) -> list[Sectio
     clustered = " clustered by deal (seats were rotated)" if run.config["rotate"] else ""
     best = seats.sort("diff", descending=True).row(0, named=True)
     sections = [
-        headline(run, precision),
+        headline(run, precision, game),
         Section(
             "Seat advantage",
             f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
@@ -340,7 +381,7 @@ def build_sections(
     precision: float | None = None,
 ) -> list[Section]:
     """Every section of the run's report, in order: common, the game's own, variants."""
-    sections = common_sections(run, precision)
+    sections = common_sections(run, precision, game)
     if logs_some_tables(run):
         game = None
         sections.append(
@@ -475,6 +516,8 @@ def report(
     wanted = common.partials(run)
     if len(set(run.config["strategies"])) > 1:
         wanted += [ratings.COMPOSITIONS, ratings.CLUSTERS]
+    feats = [f for r in compare.headline_refs([run], game) for f in r.features]
+    wanted.append(features_partial(feats))
     own = game is not None and not logs_some_tables(run)
     if own and hasattr(game, "partials"):
         wanted += game.partials(run)

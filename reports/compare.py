@@ -7,6 +7,9 @@ would have. Intervals are cluster-robust 95% intervals of the mean paired differ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from types import ModuleType
+
 import polars as pl
 
 from reports.aggregate import (
@@ -21,6 +24,15 @@ from reports.aggregate import (
     run_all,
 )
 from reports.common import share_expr, share_frame
+from reports.metrics import (
+    SHARED,
+    Context,
+    Ref,
+    catalogue,
+    expand,
+    measure_run,
+)
+from reports.metrics import differences as metric_differences
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -106,69 +118,48 @@ def is_paired(base: RunData, other: RunData) -> bool:
     return all(a.get(k) == b.get(k) for k in ("seed", "n_players", "rotate"))
 
 
-def headline_figures(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
-    """The figures compared between runs, each with its standard error: every seat's win
-    share, the balance, the shared-victory rate and the mean game length."""
-    from reports import common
-
-    seats = common.seat_win_share(run, mapper)
-    bal = common.seat_balance(run, mapper)
-    shared = common.shared_wins(run, mapper)
-    length = common.game_length(run, mapper)
-    n = run.games_logged
-    multi = float(shared.filter(pl.col("n_winners") > 1)["games"].sum()) / n
-    rounds = length["rounds"].cast(pl.Float64).to_numpy()
-    p = length["share"].to_numpy()
-    mean_len = float((rounds * p).sum())
-    sd_len = float(((rounds - mean_len) ** 2 * p).sum()) ** 0.5
-    rows = [
-        (f"seat {s} win share", m, se)
-        for s, m, se in seats.select("seat", "mean", "se").iter_rows()
-    ]
-    rows += [
-        ("balance", bal["balance"], (bal["balance"] - bal["lo"]) / Z95),
-        ("shared victories", multi, (multi * (1 - multi) / n) ** 0.5),
-        ("mean game length (rounds)", mean_len, sd_len / n**0.5),
-    ]
-    return pl.DataFrame(rows, schema=["figure", "value", "se"], orient="row")
+HEADLINE = ("seat_share", "balance", "first_share", "shared", "capped", "length")
+"""The shared metrics compared between runs (each game adds its own mean metrics)."""
 
 
-def compare_runs(runs: list[RunData], mapper: Mapper | None = None) -> pl.DataFrame:
-    """The headline figures of every run and each one's difference from the first run's, with
-    95% intervals: paired (game by game, seat by seat) for seat win shares when the runs share
-    their seeds, independent (``sqrt(se_a^2 + se_b^2)``) otherwise."""
+def headline_refs(runs: Sequence[RunData], module: ModuleType | None = None) -> list[Ref]:
+    """The metrics every run can be measured on: the shared headline ones, then the game's
+    own metrics computed game by game (its model-based ones have their report sections)."""
+    contexts = [Context.of(r, module) for r in runs]
+    own = [m.name for m in catalogue(module) if m.is_mean and m not in SHARED]
+    names = [*HEADLINE, *own]
+    refs = expand(contexts[0], names)
+    return [r for r in refs if all(r.metric.why_not(c) is None for c in contexts[1:])]
+
+
+def compare_runs(
+    runs: list[RunData], mapper: Mapper | None = None, module: ModuleType | None = None
+) -> pl.DataFrame:
+    """The headline metrics of every run (:mod:`reports.metrics`) and each one's difference
+    from the first run's, with 95% intervals: paired game by game when the runs played the
+    same games (same seed, players, rotation and games), from the two runs' standard errors
+    otherwise. One row per run and metric (``figure``: the metric's name)."""
     if len({r.game for r in runs}) != 1:
         raise ValueError("runs of different games cannot be compared")
+    refs = headline_refs(runs, module)
     base = runs[0]
-    figures = [headline_figures(r, mapper) for r in runs]
+    measured = [measure_run(r, refs, mapper) for r in runs]
     out = []
-    for k, (run, fig) in enumerate(zip(runs, figures, strict=True)):
-        paired = k > 0 and is_paired(base, run)
-        seat_change = paired_by(base, run, "seat", mapper) if paired else None
-        for row, b in zip(
-            fig.iter_rows(named=True), figures[0].iter_rows(named=True), strict=False
-        ):
-            diff, lo, hi, how = None, None, None, ""
-            if k > 0 and row["figure"] == b["figure"]:
-                diff = row["value"] - b["value"]
-                se = (row["se"] ** 2 + b["se"] ** 2) ** 0.5
-                how = "independent"
-                if seat_change is not None and row["figure"].startswith("seat "):
-                    seat = int(row["figure"].split()[1])
-                    r = seat_change.filter(pl.col("seat") == seat).row(0, named=True)
-                    diff, se, how = r["mean"], r["se"], "paired"
-                lo, hi = diff - Z95 * se, diff + Z95 * se
+    for k, (run, est) in enumerate(zip(runs, measured, strict=True)):
+        diffs = metric_differences(base, run, refs, mapper, (measured[0], est)) if k > 0 else {}
+        for r in refs:
+            e, d = est[r.name], diffs.get(r.name)
             out.append(
                 {
                     "run": k,
-                    "figure": row["figure"],
-                    "value": row["value"],
-                    "lo": row["value"] - Z95 * row["se"],
-                    "hi": row["value"] + Z95 * row["se"],
-                    "diff": diff,
-                    "diff_lo": lo,
-                    "diff_hi": hi,
-                    "test": how,
+                    "figure": r.name,
+                    "value": e.value,
+                    "lo": e.lo,
+                    "hi": e.hi,
+                    "diff": None if d is None else d.diff,
+                    "diff_lo": None if d is None else d.lo,
+                    "diff_hi": None if d is None else d.hi,
+                    "test": "" if d is None else ("paired" if d.paired else "independent"),
                 }
             )
     return pl.DataFrame(out)

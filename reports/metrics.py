@@ -628,7 +628,7 @@ class _Slice:
         return getattr(self.run, name)
 
 
-def _pair_map(chunk: Chunk, other: RunData, features: tuple[Feature, ...]):
+def _pair_map(chunk: Chunk, other: RunData, features: tuple[Feature, ...], swap: bool):
     mine = chunk_features(chunk, features)
     twin = Chunk(
         chunk.index,
@@ -641,21 +641,26 @@ def _pair_map(chunk: Chunk, other: RunData, features: tuple[Feature, ...]):
     theirs = chunk_features(twin, features)
     if mine.names != theirs.names or not np.array_equal(mine.clusters, theirs.clusters):
         raise ValueError("the runs did not play the same games")
-    v = np.column_stack([mine.sums, theirs.sums, mine.games, theirs.games])
+    a, b = (theirs, mine) if swap else (mine, theirs)
+    v = np.column_stack([a.sums, b.sums, a.games, b.games])
     return mine.names, outer_part(chunk, mine.clusters, v)
 
 
-def _pair_reduce(parts, other: RunData, features: tuple[Feature, ...]):
+def _pair_reduce(parts, other: RunData, features: tuple[Feature, ...], swap: bool):
     names = next((n for n, _ in parts), ())
     return names, combine_outer([p for _, p in parts], 2 * len(names) + 2)
 
 
-def same_games(a: RunData, b: RunData) -> bool:
-    """The runs played the same games from the same deals and dice: same seed, players,
-    rotation and game count (game ``i`` of one is game ``i`` of the other)."""
+def pairable(a: RunData, b: RunData) -> bool:
+    """The runs played the same games from the same deals and dice as far as both go: same
+    seed, players and rotation (game ``i`` of one is game ``i`` of the other)."""
     ca, cb = a.config, b.config
-    keys = ("seed", "n_players", "rotate")
-    return all(ca.get(k) == cb.get(k) for k in keys) and a.games_logged == b.games_logged
+    return all(ca.get(k) == cb.get(k) for k in ("seed", "n_players", "rotate"))
+
+
+def same_games(a: RunData, b: RunData) -> bool:
+    """:func:`pairable` runs of as many games."""
+    return pairable(a, b) and a.games_logged == b.games_logged
 
 
 def differences(
@@ -666,17 +671,20 @@ def differences(
     known: tuple[Mapping[str, Estimate], Mapping[str, Estimate]] | None = None,
 ) -> dict[str, Difference]:
     """``b - a`` for every metric: paired game by game for mean metrics when the runs played
-    the same games, else from the two runs' standard errors. ``known``: estimates of both
-    runs measured already (run metrics are not measured again)."""
+    the same games (:func:`pairable`; over the games both played when one played more), else
+    from the two runs' standard errors. ``known``: estimates of both runs measured already
+    (run metrics are not measured again)."""
     ea, eb = (
         known if known is not None else (measure_run(a, refs, mapper), measure_run(b, refs, mapper))
     )
     out = {}
     mean = [r for r in refs if r.metric.is_mean]
-    if mean and same_games(a, b):
+    if mean and pairable(a, b):
         feats = tuple(dict.fromkeys(f for r in mean for f in r.features))
-        partial = Partial("paired_features", _pair_map, _pair_reduce, (b, feats))
-        names, cross = run_all(a, [partial], mapper)[partial]
+        swap = b.games_logged < a.games_logged  # the chunks of the run with fewer games
+        driver, other = (b, a) if swap else (a, b)
+        partial = Partial("paired_features", _pair_map, _pair_reduce, (other, feats, swap))
+        names, cross = run_all(driver, [partial], mapper)[partial]
         k = len(names)
         m, _, cov = means_covariance(cross, [0] * k + [1] * k)
         for r in mean:

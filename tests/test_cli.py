@@ -275,7 +275,8 @@ def test_compare_runs_side_by_side_paired_when_they_share_seeds(cli, dkd_run, tm
     assert r.code == 0, r.err
     assert "rule hand_size 3 -> 4" in r.out and "(paired: same seeds)" in r.out
     assert "seed 11 -> 12" in r.out and "(independent)" in r.out
-    assert "run 1 seat 0 win share" in r.out and "(paired)" in r.out
+    assert "run 1 seat_share[0]" in r.out and "(paired)" in r.out
+    assert "run 1 figure_decides" in r.out and "run 2 first_share" in r.out
     page = (tmp_path / "cmp" / "compare.html").read_text()
     assert "<img" in page and "Headline figures" in page
 

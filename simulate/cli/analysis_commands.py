@@ -216,6 +216,8 @@ def _compare_variant(run_dir, assignments, games, workers, progress) -> None:
 
 
 def _compare_runs(run_dirs: list[str], out: str | None) -> None:
+    import importlib
+
     from reports.build import comparison_page
     from reports.compare import compare_runs, describe_differences
     from simulate.rundir import Run
@@ -225,7 +227,9 @@ def _compare_runs(run_dirs: list[str], out: str | None) -> None:
     games = sorted({r.game for r in runs})
     if len(games) > 1:
         raise DinolabError(f"runs of different games cannot be compared: {', '.join(games)}")
-    table = compare_runs(runs)
+    from simulate.games import get_game
+
+    table = compare_runs(runs, module=importlib.import_module(get_game(games[0]).report))
     for k, r in enumerate(runs):
         what = "the base" if k == 0 else describe_differences(runs[0], r)
         echo(f"run {k}: {run_dirs[k]} ({r.games_logged:,} games): {what}")

@@ -23,8 +23,10 @@ def games(
 ) -> None:
     """List the games, their player counts, strategies and rule keys.
 
-    With a GAME: every rule key with its default, allowed values and source; every strategy
-    with its parameters; every logged table with its columns, types and units.
+    With a GAME: every rule key with its default, allowed values and source (and the named
+    elements and data entries a study may change: its knobs); every metric with its meaning,
+    unit and scale; every strategy with its parameters; every logged table with its columns,
+    types and units.
     """
     from simulate.games import all_games, get_game
     from simulate.kit.docs import schema_markdown
@@ -46,6 +48,10 @@ def games(
     echo("\nrule keys (--set key=value, or key = value in a --rules TOML file):")
     for p in g.parameters.info().values():
         echo(f"  {p.name} = {p.default!r}  [{p.allowed()}]  {p.doc}  (source: {p.source})")
+        if p.names:
+            echo(f"      elements: {', '.join(f'{p.name}.{n}' for n in p.names)}")
+    _knobs(g)
+    _metrics(g)
     echo("\nstrategies (--strategy a,b,... one per seat; name[key=value,...] sets parameters):")
     for info in g.registry.by_name.values():
         echo(f"  {info.usage()}: {info.doc}")
@@ -58,3 +64,38 @@ def games(
         echo(f"  {t.name}/ ({t.doc})")
         for c in t.columns:
             echo(f"      {c.name} ({c.type}): {c.describe()}")
+
+
+def _knobs(g) -> None:
+    """The data entries a study (or --set) may change, summarised by field."""
+    from simulate.kit.spec import data_knobs
+
+    setup = g.setup(g.parameters(), g.default_players, None)
+    entries = data_knobs(setup.data)
+    if not entries:
+        return
+    fields: dict[tuple[str, str], list] = {}
+    for key, info in entries.items():
+        head, _, rest = key.partition(".")
+        entry, _, field = rest.rpartition(".")
+        fields.setdefault((head, field), []).append((entry, info))
+    echo("\ndata entries (knobs: --set or --param KEY=..., e.g. in dinolab sweep and search):")
+    for (head, field), items in fields.items():
+        entry, info = items[0]
+        names = ", ".join(e for e, _ in items[:4]) + (", ..." if len(items) > 4 else "")
+        echo(f"  {head}.<entry>.{field}  [{info.allowed()}]  {len(items)} entries: {names}")
+
+
+def _metrics(g) -> None:
+    """The metrics of the game (shared and its own), as --target and --metrics name them."""
+    import importlib
+
+    from reports.metrics import catalogue
+
+    echo("\nmetrics (dinolab sweep --metrics, search --target, compare, the report's headline):")
+    for m in catalogue(importlib.import_module(g.report)):
+        kind = "per game" if m.is_mean else "model"
+        echo(
+            f"  {m.usage}: {m.meaning} ({m.unit}; scale {m.scale:g}; {kind}; "
+            f"reads {', '.join(m.tables)})"
+        )
