@@ -128,7 +128,7 @@ def headline_refs(runs: Sequence[RunData], module: ModuleType | None = None) -> 
     contexts = [Context.of(r, module) for r in runs]
     own = [m.name for m in catalogue(module) if m.is_mean and m not in SHARED]
     names = [*HEADLINE, *own]
-    refs = expand(contexts[0], names)
+    refs = expand(contexts[0], names, strict=False)
     return [r for r in refs if all(r.metric.why_not(c) is None for c in contexts[1:])]
 
 

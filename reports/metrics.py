@@ -423,14 +423,17 @@ def resolve(name: str, ctx: Context) -> Ref:
     return Ref(metric, arg, features, metric.tables_for(ctx))
 
 
-def expand(ctx: Context, names: Sequence[str] | None = None) -> list[Ref]:
+def expand(ctx: Context, names: Sequence[str] | None = None, strict: bool = True) -> list[Ref]:
     """``names`` resolved (a family's bare name stands for every argument); by default every
-    metric this configuration can measure."""
+    metric this configuration can measure. A named metric it cannot measure is refused, or
+    left out when not ``strict``."""
     out: list[Ref] = []
     for metric in catalogue(ctx.module):
         if names is not None and metric.name not in names:
             continue
-        if metric.why_not(ctx) is not None:
+        if (why := metric.why_not(ctx)) is not None:
+            if names is not None and strict:  # asked for by name: say why not
+                raise MetricError(f"metric '{metric.name}' cannot be measured here: {why}")
             continue
         args = [str(a) for a in metric.args(ctx)] if metric.arg and metric.args else [None]
         out += [resolve(metric.name if a is None else f"{metric.name}[{a}]", ctx) for a in args]

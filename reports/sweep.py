@@ -110,9 +110,7 @@ def sweep_sections(
     names = ordered([r.name for r in refs], target)
     first = points[0].run
     lineup = ", ".join(settings["strategies"]) + (" (rotated)" if settings["rotate"] else "")
-    steps = {
-        k: list(dict.fromkeys(sorted({p.values[k] for p in points}, key=_sort_key))) for k in knobs
-    }
+    steps = {k: knob_values([p.values[k] for p in points]) for k in knobs}
     overview = pl.DataFrame(
         [
             ("game", f"{first.title}, {settings['players']} players"),
@@ -208,11 +206,14 @@ def sweep_sections(
     return sections
 
 
-def _sort_key(text: str) -> tuple:
+def knob_values(values: Sequence[str]) -> list[str]:
+    """A knob's values in order: numerically if they are numbers, else as first met (the
+    order the sweep gave them)."""
+    unique = list(dict.fromkeys(values))
     try:
-        return (0, float(text), text)
+        return sorted(unique, key=float)
     except ValueError:
-        return (1, 0.0, text)
+        return unique
 
 
 def steps_section(

@@ -55,7 +55,7 @@ class DaskExecutor(Executor):
                     n_workers=workers or os.cpu_count() or 1,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=None,
+                    dashboard_address=":0",  # any free port: clusters may run side by side
                     silence_logs=40,
                 )
                 self.client = Client(self.cluster)
@@ -121,8 +121,13 @@ class DaskMapper:
     from them, as for simulating), and only the small per-chunk sums travel back.
     """
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None):
-        self.executor = DaskExecutor(scheduler, workers)
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        workers: int | None = None,
+        executor: DaskExecutor | None = None,
+    ):
+        self.executor = executor if executor is not None else DaskExecutor(scheduler, workers)
 
     def __call__(self, fn, items):
         client = self.executor.client

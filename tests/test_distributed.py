@@ -65,3 +65,19 @@ def test_a_dask_worker_killed_mid_chunk(tmp_path, dask_executor, cli_module):
     assert killed and killed[0] < 30, "the worker died while chunks were still running"
     assert summary.chunks_run == 30
     assert parquet_files(out) == parquet_files(reference)
+
+
+def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
+    """Points, their parquet parts and their metrics, byte for byte (a LocalCluster of two
+    workers, started by the command)."""
+    args = ["sweep", "dkd", "--param", "hand_size=2,4", "--param", "first_holder=-1,0",
+            "-n", "3000", "--chunk-size", "700", "--rotate", "--seed", "9",
+            "--no-progress"]  # fmt: skip
+    assert cli_module(*args, "--workers", "1", "--out", tmp_path / "local").code == 0
+    r = cli_module(*args, "--backend", "dask", "--workers", "2", "--out", tmp_path / "dask")
+    assert r.code == 0, r.err
+    local = parquet_files(tmp_path / "local")
+    assert len(local) > 4 * 5 and parquet_files(tmp_path / "dask") == local
+    for name in ("results.csv", *(f"points/{p.name}/metrics.json"
+                                  for p in (tmp_path / "local" / "points").iterdir())):  # fmt: skip
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()

@@ -1,5 +1,6 @@
 """Every notebook runs top to bottom on a small run (real execution with a Jupyter kernel):
-each registered game's own notebook on a run of that game."""
+each registered game's own notebook on a run of that game; the design-search notebook plays
+its own small run, sweep and search in a temporary folder."""
 
 from __future__ import annotations
 
@@ -29,10 +30,11 @@ def execute(path: Path, env: dict[str, str]) -> str:
 
 
 TOUR = ROOT / "notebooks" / "analysis_tour.ipynb"
+DESIGN = ROOT / "notebooks" / "design_search.ipynb"
 
 
-def test_every_notebook_in_the_folder_is_a_game_s_or_the_tour():
-    declared = {ROOT / g.notebook for g in WITH_NOTEBOOKS} | {TOUR}
+def test_every_notebook_in_the_folder_is_a_game_s_the_tour_or_the_design_search():
+    declared = {ROOT / g.notebook for g in WITH_NOTEBOOKS} | {TOUR, DESIGN}
     assert set(ROOT.glob("notebooks/*.ipynb")) <= declared
 
 
@@ -46,3 +48,22 @@ def test_the_analysis_tour_executes(dkd_run):
 def test_the_game_notebook_executes(game, demo_run):
     text = execute(ROOT / game.notebook, {"DINOLAB_RUN": str(demo_run(game))})
     assert "replay matches the logged rows" in text
+
+
+def test_the_design_search_notebook_executes(tmp_path):
+    study = tmp_path / "study"
+    text = execute(DESIGN, {"DINOLAB_STUDY_DIR": str(study)})
+    assert "today the first player wins" in text
+    assert "seeds of the 9 points: {0}" in text
+    assert "paired interval" in text
+    assert "recommendation:" in text
+    assert "fresh games" in text
+    assert "minimal changes:" in text and "one-step deviations" in text
+    for made in (
+        "sweep/results.csv",
+        "sweep/report.html",
+        "search/recommendation.json",
+        "search/search.db",
+        "search/report.html",
+    ):
+        assert (study / made).exists(), made

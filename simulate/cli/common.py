@@ -19,7 +19,7 @@ def say_if_compiling(game) -> None:
         )
 
 
-def report_mapper(backend: str, scheduler: str | None, workers: int | None):
+def report_mapper(backend: str, scheduler: str | None, workers: int | None, executor=None):
     """How the report's analyses map over chunks: local threads, or Dask tasks."""
     if backend == "local":
         if scheduler:
@@ -27,8 +27,10 @@ def report_mapper(backend: str, scheduler: str | None, workers: int | None):
         return None
     if backend != "dask":
         raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
-    from simulate.dask_backend import DaskMapper
+    from simulate.dask_backend import DaskExecutor, DaskMapper
 
+    if isinstance(executor, DaskExecutor):  # a study's cluster maps its analyses too
+        return DaskMapper(executor=executor)
     return DaskMapper(scheduler, workers)
 
 

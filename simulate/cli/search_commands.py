@@ -175,16 +175,12 @@ def search(
         with progress_bar(f"search {g.name}", want_progress(progress)) as update:
             searcher = Searcher(plan, executor, judge, echo, update)
             summary = run_search(plan, searcher)
-        mapper = report_mapper(backend, scheduler, workers)
-        try:
-            html, md = write_search_report(out, mapper)
-        finally:
-            close = getattr(mapper, "close", None)
-            if close:
-                close()
+        html, md = write_search_report(out, report_mapper(backend, scheduler, workers, executor))
     except KeyboardInterrupt:
         typer.echo("interrupted; run the same command with --resume to finish", err=True)
         raise typer.Exit(130) from None
+    finally:
+        executor.close()
     rec = json.loads(Path(out, "recommendation.json").read_text())
     change = ", ".join(f"{k}={v}" for k, v in rec["params"].items()) or "keep the current rules"
     echo(

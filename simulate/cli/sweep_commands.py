@@ -170,7 +170,7 @@ def sweep(
         f"({', '.join(a.describe() for a in plan.axes)}), seed {seed} for every point"
     )
     say_if_compiling(g)
-    mapper = report_mapper(backend, scheduler, workers)
+    mapper = report_mapper(backend, scheduler, workers, executor)
     measurer = StudyMeasurer(refs, mapper)
     try:
         with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
@@ -180,7 +180,5 @@ def sweep(
         typer.echo("interrupted; run the same command with --resume to finish", err=True)
         raise typer.Exit(130) from None
     finally:
-        close = getattr(mapper, "close", None)
-        if close:
-            close()
+        executor.close()
     echo(f"wrote {out}/results.csv, {html} and {md}")

@@ -61,10 +61,14 @@ def allocate(
     tables: Sequence[str] | None = None,
 ) -> Any:
     """Empty buffers for ``n_games`` games: detail tables only with ``detail`` (and, given
-    ``tables``, only those named there), trace tables only with ``trace``. ``poison`` fills
-    them with a value instead of leaving them uninitialised (the conformance suite uses two
-    poisons to find a column no kernel writes)."""
+    ``tables``, only when it names one of them: kernels decide whether to log their detail
+    tables together, so all are filled and :func:`arrow_tables` keeps those asked for), trace
+    tables only with ``trace``. ``poison`` fills them with a value instead of leaving them
+    uninitialised (the conformance suite uses two poisons to find a column no kernel
+    writes)."""
     spec = setup.game
+    if tables is not None:
+        detail = detail and any(t.kind is Kind.DETAIL and t.name in tables for t in spec.tables)
     meta = np.zeros((len(spec.tables), 3), dtype=np.int64)
     watch = np.array(
         [i for i, t in enumerate(spec.tables) if t.expected_rows is not None], dtype=np.int64
@@ -73,7 +77,7 @@ def allocate(
     for i, t in enumerate(spec.tables):
         on = (
             t.kind is Kind.GAME
-            or (t.kind is Kind.DETAIL and detail and (tables is None or t.name in tables))
+            or (t.kind is Kind.DETAIL and detail)
             or (t.kind is Kind.TRACE and trace)
         )
         room = int(t.rows_per_game(setup)) if on else 0

@@ -44,6 +44,7 @@ def write_record(store: RunStore, record: dict[str, Any]) -> None:
 
 
 def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    a, b = json.loads(json.dumps(a)), json.loads(json.dumps(b))  # tuples and lists alike
     out = []
     for key in dict.fromkeys([*a, *b]):
         if a.get(key) != b.get(key):

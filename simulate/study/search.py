@@ -61,6 +61,8 @@ STARTUP_TRIALS = 6
 """Random proposals before TPE models the results (Optuna's ``n_startup_trials``)."""
 ANALYSIS_SHARE = 0.2
 """Share of the budget kept for the minimal changes and the one-step deviations."""
+MIN_BLOCK = 500
+"""Fewest games of a default seed block (a smaller ``--block`` is the user's choice)."""
 FINAL = "final"
 BLOCKS = "blocks"
 DATABASE = "search.db"
@@ -163,9 +165,9 @@ def plan_search(
 ) -> SearchPlan:
     """Validate the whole search and split its budget; nothing is written."""
     config, setup = base
-    store = open_store(out)
-    if store.local is None:
+    if "://" in out and not out.startswith("file://"):
         raise DinolabError("--out of a search must be a local folder (its SQLite study)")
+    store = open_store(out)
     axes = parse_axes(setup, params)
     step = config.n_players if config.rotate else 1
     if not 1 <= blocks <= 100:
@@ -174,7 +176,7 @@ def plan_search(
         raise DinolabError(f"--finalists must be in 1..10, got {finalists}")
     if budget < 1:
         raise DinolabError(f"--budget must be a positive number of games, got {budget}")
-    b = _multiple(budget / 80 if block is None else block, step)
+    b = _multiple(max(MIN_BLOCK, budget / 80) if block is None else block, step)
     if block is not None and block < 1:
         raise DinolabError(f"--block must be a positive number of games, got {block}")
     f = _multiple(blocks * b if final_games is None else final_games, step)
@@ -617,7 +619,8 @@ def _load_features(data: bytes) -> Any:
 
 def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
     """The whole search: optimiser, finalists on fresh seeds, the answers. Writes
-    ``search.json`` and ``recommendation.json``; returns the summary."""
+    ``search.json`` and ``recommendation.json``; returns the summary. The caller closes the
+    searcher's executor."""
     store = plan.store
     if plan.mode == "replace":
         folder.clear(
@@ -625,30 +628,27 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
         )
     folder.write_record(store, plan.record)
     split = plan.record["split"]
-    try:
-        incumbent, trials = searcher.search()
-        full = [e for e in searcher.evaluated.values() if e.full and not e.raced_out]
-        if not full:
-            raise DinolabError("no configuration was played in full; give a larger --budget")
-        ranked = sorted(full, key=lambda e: (not e.score.feasible, e.score.distance))
-        chosen = [e.values for e in ranked[: plan.settings["finalists"]]]
-        current = dict(plan.record["current"])
-        configs = [current, *[v for v in chosen if v != current]]
-        finals = searcher.finals(configs)
-        scores = [searcher.judge.score(f["features"]) for f in finals]
-        best = min(range(len(finals)), key=lambda i: (not scores[i].feasible, scores[i].distance))
-        for f, sc in zip(finals, scores, strict=True):
-            d, se, _ = searcher.judge.versus(finals[0]["features"], f["features"])
-            f["score"] = sc.to_dict()
-            f["vs_current"] = {"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se}
-        rec_values = finals[best]["values"]
-        rec_eval = searcher.evaluated.get(key_of(rec_values)) or searcher.evaluate(
-            rec_values, None, 1 << 62
-        )
-        # the analysis may spend what the search left of its share, and its own
-        analysis = searcher.analyse(rec_eval, split["search"] + split["analysis"])
-    finally:
-        searcher.executor.close()
+    incumbent, trials = searcher.search()
+    full = [e for e in searcher.evaluated.values() if e.full and not e.raced_out]
+    if not full:
+        raise DinolabError("no configuration was played in full; give a larger --budget")
+    ranked = sorted(full, key=lambda e: (not e.score.feasible, e.score.distance))
+    chosen = [e.values for e in ranked[: plan.settings["finalists"]]]
+    current = dict(plan.record["current"])
+    configs = [current, *[v for v in chosen if v != current]]
+    finals = searcher.finals(configs)
+    scores = [searcher.judge.score(f["features"]) for f in finals]
+    best = min(range(len(finals)), key=lambda i: (not scores[i].feasible, scores[i].distance))
+    for f, sc in zip(finals, scores, strict=True):
+        d, se, _ = searcher.judge.versus(finals[0]["features"], f["features"])
+        f["score"] = sc.to_dict()
+        f["vs_current"] = {"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se}
+    rec_values = finals[best]["values"]
+    rec_eval = searcher.evaluated.get(key_of(rec_values)) or searcher.evaluate(
+        rec_values, None, 1 << 62
+    )
+    # the analysis may spend what the search left of its share, and its own
+    analysis = searcher.analyse(rec_eval, split["search"] + split["analysis"])
     games = searcher.spent + sum(f["score"]["games"] for f in finals)
     rec = finals[best]
     recommendation = {

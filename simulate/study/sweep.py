@@ -170,7 +170,7 @@ def run_sweep(
     echo: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:
     """Play and measure every point not done; write ``results.csv``; return the results
-    (one dict per point: name, knob values, metrics)."""
+    (one dict per point: name, knob values, metrics). The caller closes ``executor``."""
     store = sweep.store
     if sweep.mode == "replace":
         folder.clear(store, [POINTS, RESULTS, "report.html", "report.md"])
@@ -204,10 +204,7 @@ def run_sweep(
         def on_complete(plan: RunPlan, measured: dict[int, Any]) -> None:
             pending.append(pool.submit(measure, plan, measured))
 
-        try:
-            play_runs(plans, executor, on_complete, progress)
-        finally:
-            executor.close()
+        play_runs(plans, executor, on_complete, progress)
         for f in pending:
             f.result()
     rows = [{"point": p.name, **p.values, "metrics": results[p.name]} for p in sweep.points]
