@@ -63,6 +63,13 @@ class Chunk:
             self._frames[key] = make(self)
         return self._frames[key]
 
+    def cached(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per chunk under ``key`` (a value several analyses
+        derive from the chunk's tables)."""
+        if key not in self._frames:
+            self._frames[key] = make()
+        return self._frames[key]
+
     def cluster(self) -> pl.Expr:
         """The cluster of a row: its deal with seat rotation, else its game."""
         return pl.col("game_id") // self.n_players if self.rotate else pl.col("game_id")
@@ -414,11 +421,13 @@ def cluster_sums(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.nd
     ascending, each sum taken in row order (rows already in cluster order need no sort)."""
     if len(ids) == 0:
         return ids, np.zeros((0, values.shape[1]))
-    if np.any(ids[1:] < ids[:-1]):
-        clusters, inverse = np.unique(ids, return_inverse=True)
-    else:
-        first = np.r_[True, ids[1:] != ids[:-1]]
-        clusters, inverse = ids[first], np.cumsum(first) - 1
+    step = ids[1:] - ids[:-1]
+    if np.all(step > 0):  # one row per cluster, in order (games without rotation)
+        return ids, values.astype(np.float64, copy=True)
+    if np.all(step >= 0):  # rows in cluster order: sum each run of equal ids
+        starts = np.flatnonzero(np.r_[True, step != 0])
+        return ids[starts], np.add.reduceat(values.astype(np.float64), starts, axis=0)
+    clusters, inverse = np.unique(ids, return_inverse=True)
     sums = np.empty((len(clusters), values.shape[1]))
     for j in range(values.shape[1]):
         sums[:, j] = np.bincount(inverse, weights=values[:, j], minlength=len(clusters))

@@ -123,7 +123,7 @@ HEADLINE = ("seat_share", "balance", "first_share", "shared", "capped", "length"
 
 
 def headline_refs(runs: Sequence[RunData], module: ModuleType | None = None) -> list[Ref]:
-    """The metrics every run can be measured on: the shared headline ones, then the game's
+    """The headline metrics every run can be measured on: the shared ones, then the game's
     own metrics computed game by game (its model-based ones have their report sections)."""
     contexts = [Context.of(r, module) for r in runs]
     own = [m.name for m in catalogue(module) if m.is_mean and m not in SHARED]
@@ -141,13 +141,15 @@ def compare_runs(
     otherwise. One row per run and metric (``figure``: the metric's name)."""
     if len({r.game for r in runs}) != 1:
         raise ValueError("runs of different games cannot be compared")
-    refs = headline_refs(runs, module)
     base = runs[0]
-    measured = [measure_run(r, refs, mapper) for r in runs]
+    refs = [headline_refs([r], module) for r in runs]  # seats differ with the player count
+    measured = [measure_run(r, rs, mapper) for r, rs in zip(runs, refs, strict=True)]
     out = []
     for k, (run, est) in enumerate(zip(runs, measured, strict=True)):
-        diffs = metric_differences(base, run, refs, mapper, (measured[0], est)) if k > 0 else {}
-        for r in refs:
+        common = [r for r in refs[k] if r.name in measured[0]]
+        known = ({r.name: measured[0][r.name] for r in common}, est)
+        diffs = metric_differences(base, run, common, mapper, known) if k > 0 else {}
+        for r in refs[k]:
             e, d = est[r.name], diffs.get(r.name)
             out.append(
                 {

@@ -47,7 +47,6 @@ from reports.aggregate import (
     read_range,
     run_all,
 )
-from reports.common import share_frame
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -89,9 +88,7 @@ class Feature:
 
     def frame(self, chunk: Chunk) -> pl.DataFrame:
         key = f"feature:{self.fn.__module__}.{self.fn.__qualname__}{self.args!r}"
-        if key not in chunk._frames:
-            chunk._frames[key] = self.fn(chunk, *self.args)
-        return chunk._frames[key]
+        return chunk.cached(key, lambda: self.fn(chunk, *self.args))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,25 +192,52 @@ class Ref:
 # ------------------------------------------------------------------ shared features
 
 
+@dataclasses.dataclass(frozen=True)
+class SeatGrid:
+    """A chunk's outcomes as game x seat arrays (games in order, seats in order)."""
+
+    game_id: np.ndarray
+    share: np.ndarray
+    """Win share: 1 for an outright win, 1/k for a k-way shared one, 0 otherwise."""
+    strategy: pl.Series
+    """The strategy label of every players row, game by game and seat by seat."""
+
+
+def seat_grid(chunk: Chunk) -> SeatGrid:
+    """The chunk's players rows as game x seat arrays (computed once per chunk)."""
+    return chunk.cached("metrics.seat_grid", lambda: _seat_grid(chunk))
+
+
+def _seat_grid(chunk: Chunk) -> SeatGrid:
+    """Rows come game by game and seat by seat as the kernels write them; others are sorted
+    first."""
+    p = chunk.n_players
+    players = chunk.table("players", ["game_id", "seat", "strategy", "winner"])
+    games = chunk.table("games", ["game_id", "n_winners"])
+    gid, seat = players["game_id"].to_numpy(), players["seat"].to_numpy()
+    ordered = (
+        len(gid) == p * games.height
+        and np.array_equal(seat, np.tile(np.arange(p, dtype=seat.dtype), games.height))
+        and np.array_equal(gid[::p], games["game_id"].to_numpy())
+        and bool(np.all(np.diff(gid[::p]) > 0))
+    )
+    if not ordered:
+        players = players.sort("game_id", "seat")
+        games = games.sort("game_id")
+        gid = players["game_id"].to_numpy()
+    n = games["n_winners"].to_numpy().astype(np.float64)
+    won = players["winner"].to_numpy().reshape(-1, p).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n[:, None] > 0, won / n[:, None], 0.0)
+    return SeatGrid(gid[::p], share, players["strategy"].cast(pl.String))
+
+
 def seat_features(chunk: Chunk) -> pl.DataFrame:
     """Each seat's win share in each game: ``share_0 .. share_{P-1}``."""
-    rows = chunk.derived(share_frame)
-    p = chunk.n_players
-    if not rows.is_empty() and not _in_game_seat_order(rows, p):
-        rows = rows.sort("game_id", "seat")
-    share = rows["share"].to_numpy().reshape(-1, p)
-    out = {"game_id": rows["game_id"].to_numpy()[::p]}
-    out.update({f"share_{s}": share[:, s] for s in range(p)})
+    g = seat_grid(chunk)
+    out = {"game_id": g.game_id}
+    out.update({f"share_{s}": g.share[:, s] for s in range(chunk.n_players)})
     return pl.DataFrame(out)
-
-
-def _in_game_seat_order(rows: pl.DataFrame, p: int) -> bool:
-    seats = rows["seat"].to_numpy()
-    games = rows["game_id"].to_numpy()
-    return bool(
-        np.array_equal(seats, np.tile(np.arange(p), len(seats) // p))
-        and np.all(games[p::p] > games[:-p:p])
-    )
 
 
 def outcome_features(chunk: Chunk) -> pl.DataFrame:
@@ -260,18 +284,15 @@ def first_features(chunk: Chunk, first_mover: Callable[[Chunk], pl.DataFrame]) -
 def strategy_features(chunk: Chunk) -> pl.DataFrame:
     """Per game and strategy label L: ``won:L``, the summed win share of its seats, and
     ``seats:L``, how many seats it played."""
-    rows = chunk.derived(share_frame)
+    g = seat_grid(chunk)
     p = chunk.n_players
-    if not rows.is_empty() and not _in_game_seat_order(rows, p):
-        rows = rows.sort("game_id", "seat")
-    labels = sorted(rows["strategy"].unique().to_list())
-    code = rows["strategy"].replace_strict(labels, range(len(labels)), return_dtype=pl.Int64)
+    labels = sorted(g.strategy.unique().to_list())
+    code = g.strategy.replace_strict(labels, range(len(labels)), return_dtype=pl.Int64)
     code = code.to_numpy().reshape(-1, p)
-    share = rows["share"].to_numpy().reshape(-1, p)
-    out: dict[str, Any] = {"game_id": rows["game_id"].to_numpy()[::p]}
+    out: dict[str, Any] = {"game_id": g.game_id}
     for k, label in enumerate(labels):
         mine = code == k
-        out[f"won:{label}"] = (share * mine).sum(axis=1)
+        out[f"won:{label}"] = (g.share * mine).sum(axis=1)
         out[f"seats:{label}"] = mine.sum(axis=1).astype(np.float64)
     return pl.DataFrame(out)
 

@@ -150,3 +150,132 @@ def run_bench(game_name: str, games: int | None = None) -> str:
         "| measure | value |\n|---|---|\n"
     )
     return head + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> str:
+    """The study benchmark of a game (its ``Bench.study`` knobs): kernel-only time of the
+    sweep's points against the sweep through warm workers, and the whole ``dinolab sweep``
+    command from a cold start. ``make_measurer(setup, tables)``: the CLI's metrics for a
+    configuration (``simulate`` never imports ``reports``)."""
+    from simulate.config import build_config
+    from simulate.executors import ProcessExecutor
+    from simulate.study.sweep import plan_sweep, run_sweep
+
+    game = get_game(game_name)
+    bench = game.bench
+    if not bench.study:
+        raise DinolabError(f"{game.name} declares no study benchmark")
+    n = games or bench.study_games
+    cores = os.cpu_count() or 1
+    base = build_config(
+        game.name,
+        n_players=bench.players,
+        strategies=bench.lineup,
+        rotate=False,
+        seed=1,
+        games=n,
+        chunk_size=None,
+    )
+    measurer = make_measurer(base[1], None)
+    tables = measurer.tables
+    rows: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+
+        def plan(name: str, params, games_per_point: int):
+            b = build_config(
+                game.name,
+                n_players=bench.players,
+                strategies=bench.lineup,
+                rotate=False,
+                seed=1,
+                games=games_per_point,
+                chunk_size=None,
+            )
+            return plan_sweep(
+                b,
+                params=list(params),
+                design="grid",
+                samples=None,
+                assignments=[],
+                rules_file=None,
+                tables=tables,
+                metrics=measurer.names,
+                out=str(Path(tmp) / name),
+                resume=False,
+                force=False,
+            )
+
+        sweep = plan("timed", bench.study, n)
+        kernel = 0.0
+        for p in sweep.points:
+            warmup(p.setup)
+            kernel += min(
+                kernel_seconds(p.setup, n, log=tables != ("games", "players")) for _ in range(2)
+            )
+        executor = ProcessExecutor(cores)
+        try:
+            warm = plan("warm-up", [bench.study[0].split("..")[0].split(",")[0]], 2 * cores * 500)
+            run_sweep(warm, executor, measurer)  # starts the workers and loads the kernels
+            t0 = time.perf_counter()
+            run_sweep(sweep, executor, measurer)
+            study = time.perf_counter() - t0
+        finally:
+            executor.close()
+        params = [a for spec in bench.study for a in ("--param", spec)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "simulate.cli",
+            "sweep",
+            game.name,
+            *params,
+            "-n",
+            str(n),
+            "-p",
+            str(bench.players),
+            "-s",
+            bench.lineup,
+            "--no-progress",
+            "--out",
+            str(Path(tmp) / "cli"),
+        ]
+        t0 = time.perf_counter()
+        subprocess.run(
+            cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+        )
+        cli = time.perf_counter() - t0
+    points = len(sweep.points)
+    total = points * n
+    rows.append(
+        (
+            f"sweep: {points} points x {n:,} games ({', '.join(bench.study)}), tables "
+            f"{', '.join(tables)}",
+            f"{total:,} games",
+        )
+    )
+    rows.append(
+        (
+            f"kernel only, the same games and log buffers, over {cores} cores",
+            f"{kernel / cores:.2f} s ({kernel:.2f} s on one core)",
+        )
+    )
+    rows.append(
+        (
+            f"the sweep through {cores} warm workers (played, written, measured)",
+            f"{study:.2f} s, {study / (kernel / cores):.2f}x the kernel-only time",
+        )
+    )
+    rows.append(
+        (
+            "`dinolab sweep` from a cold start (workers started, kernels loaded, report written)",
+            f"{cli:.1f} s",
+        )
+    )
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    head = (
+        f"### `dinolab bench {game_name} --study`"
+        + (f" (`--games {games}`)" if games else "")
+        + f"\n\n{when}; {platform.node()}; {cores} cores; Python "
+        f"{platform.python_version()}\n\n| measure | value |\n|---|---|\n"
+    )
+    return head + "\n".join(f"| {k} | {v} |" for k, v in rows)

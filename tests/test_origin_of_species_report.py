@@ -341,7 +341,7 @@ def test_seat_advantage_across_player_counts_with_dinolab_compare(tmp_path, cli)
     r = cli("compare", *dirs, "--out", tmp_path / "cmp")
     assert r.code == 0, r.err
     assert "n_players 2 -> 3" in r.out and "n_players 2 -> 5" in r.out
-    assert "run 2 seat 4 win share" in r.out
+    assert "run 2 seat_share[4]" in r.out
     assert (tmp_path / "cmp" / "compare.md").is_file()
     table = oos.seat_advantage_by_players([Run(d) for d in dirs])
     assert table["n_players"].to_list() == [2, 2, 3, 3, 3, 5, 5, 5, 5, 5]

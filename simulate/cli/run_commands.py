@@ -211,18 +211,38 @@ def bench(
     record: Annotated[
         Path | None, typer.Option(help="Append the results as Markdown to this file.")
     ] = None,
+    study: Annotated[
+        bool,
+        typer.Option(
+            "--study",
+            help="Measure a sweep instead (the game's declared study benchmark): kernel-only "
+            "time against the sweep through warm workers, and the cold command.",
+        ),
+    ] = False,
 ) -> None:
     """Measure kernel and end-to-end throughput, the way docs/benchmarks.md records them.
 
     Per game: the kernel on one core with and without its log buffers (best of five), the
     game's own rows (dkd: the ratio to the C yardstick), the interpreted rate, and a whole
-    `dinolab simulate` run with its wall time and peak memory.
+    `dinolab simulate` run with its wall time and peak memory. With --study: the game's
+    declared sweep, its kernel-only time against the sweep through warm workers.
     """
     from simulate.bench import run_bench
     from simulate.games import all_games, get_game
 
     for g in [get_game(game)] if game else all_games():
-        text = run_bench(g.name, games)
+        if study:
+            from simulate.bench import run_study_bench
+            from simulate.cli.study_reports import choose_metrics, metric_context
+
+            def measurer(setup, tables):
+                from reports.metrics import StudyMeasurer
+
+                return StudyMeasurer(choose_metrics(metric_context(setup, tables), None))
+
+            text = run_study_bench(g.name, measurer, games)
+        else:
+            text = run_bench(g.name, games)
         echo(text)
         if record is not None:
             with open(record, "a", encoding="utf-8") as f:

@@ -56,6 +56,10 @@ class Bench:
     """Games played with ``NUMBA_DISABLE_JIT=1``: enough for a rate, not minutes of waiting."""
     extra: Callable[[int], list[tuple[str, str]]] | None = None
     """More rows for the bench table (Dino Kontra Dino: the C yardstick), given kernel_games."""
+    study: tuple[str, ...] = ()
+    """``--param`` specs of the study benchmark (``dinolab bench GAME --study``)."""
+    study_games: int = 50_000
+    """Games per point of the study benchmark."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -89,7 +89,14 @@ SPEC = GameSpec(
     render=render,
     data_files=data_files,
     check=play_checked,
-    bench=Bench("heuristic", 4, kernel_games=30_000, interpreted_games=3),
+    bench=Bench(
+        "heuristic",
+        4,
+        kernel_games=30_000,
+        interpreted_games=3,
+        study=("hand_size=5..7", "food_add.p4=0..2"),
+        study_games=20_000,
+    ),
     demo=Demo(
         4,
         "heuristic,heuristic[aggression=2],heuristic,heuristic[aggression=0]",
