@@ -705,6 +705,7 @@ METRICS: tuple[Metric, ...] = (
         arg="GENE",
         args=_genes,
         measure=measure_surplus,
+        bounds=(None, None),
     ),
     Metric(
         "max_surplus",
@@ -715,6 +716,7 @@ METRICS: tuple[Metric, ...] = (
         0.5,
         tables=SURPLUS_TABLES,
         measure=measure_max_surplus,
+        bounds=(None, None),
     ),
 )
 """EVO's own metrics (besides :data:`reports.metrics.SHARED`)."""

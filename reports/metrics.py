@@ -74,8 +74,20 @@ class Estimate:
         return cls(d["value"], d["se"], d["ci"][0], d["ci"][1], d["games"])
 
     @classmethod
-    def normal(cls, value: float, se: float, games: int) -> Estimate:
-        return cls(value, se, value - Z95 * se, value + Z95 * se, games)
+    def normal(
+        cls,
+        value: float,
+        se: float,
+        games: int,
+        bounds: tuple[float | None, float | None] = (None, None),
+    ) -> Estimate:
+        """A normal 95% interval, cut to the quantity's ``bounds`` (a share is within 0..1)."""
+        lo, hi = value - Z95 * se, value + Z95 * se
+        if bounds[0] is not None:
+            lo = max(lo, bounds[0])
+        if bounds[1] is not None:
+            hi = min(hi, bounds[1])
+        return cls(value, se, lo, hi, games)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +156,8 @@ class Metric:
     """Why the metric cannot be measured for a configuration (``None``: it can)."""
     more_tables: Callable[[Context], tuple[str, ...]] | None = None
     """Tables it reads besides :attr:`tables` that depend on the game."""
+    bounds: tuple[float | None, float | None] = (0.0, 1.0)
+    """The values it can take (intervals are cut to them); a share by default."""
 
     def tables_for(self, ctx: Context) -> tuple[str, ...]:
         extra = self.more_tables(ctx) if self.more_tables is not None else ()
@@ -368,6 +382,7 @@ SHARED: tuple[Metric, ...] = (
         "mean game length in rounds",
         "rounds",
         1.0,
+        bounds=(0.0, None),
         tables=("games",),
         features=lambda ctx, arg: OUTCOMES,
         formula=_mean_of("rounds"),
@@ -595,7 +610,7 @@ def estimates(refs: Sequence[Ref], names: Sequence[str], cross: Cross) -> dict[s
     out = {}
     for r in refs:
         value, se = delta(lambda x, r=r: r.value(_as_means(names, x)), m, cov)
-        out[r.name] = Estimate.normal(value, se, games)
+        out[r.name] = Estimate.normal(value, se, games, r.metric.bounds)
     return out
 
 

@@ -110,7 +110,7 @@ def search_sections(
             key="finalists",
         )
     )
-    sections.append(_convergence(summary["trials"], record))
+    sections.append(_convergence(summary["trials"], record, summary.get("stopped", "")))
     return sections
 
 
@@ -225,7 +225,9 @@ def _deviations(devs: Sequence[Mapping[str, Any]]) -> Section:
     )
 
 
-def _convergence(trials: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> Section:
+def _convergence(
+    trials: Sequence[Mapping[str, Any]], record: Mapping[str, Any], stopped: str
+) -> Section:
     s = record["settings"]
     df = pl.DataFrame(
         [

@@ -275,11 +275,17 @@ def target_section(
                 "point": p.name,
                 **{k: p.values[k] for k in knobs},
                 "distance": target.distance(values),
+                "violation": max(target.violations(values), default=0.0),
                 "meets": "yes" if target.meets({n: p.metrics[n] for n in target.names}) else "no",
                 **{n: ci(p.metrics[n]) for n in target.names},
             }
         )
-    df = pl.DataFrame(rows).sort("distance")
+    df = (
+        pl.DataFrame(rows)
+        .with_columns(_miss=pl.col("meets") != "yes")
+        .sort("_miss", "distance", "violation")
+        .drop("_miss", "violation")
+    )
     meeting = df.filter(pl.col("meets") == "yes")
     text = (
         f"Target: {target.target.describe()}. {target.describe_scale()}. A point meets the "

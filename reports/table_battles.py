@@ -905,6 +905,7 @@ METRICS: tuple[Metric, ...] = (
         "rank correlation",
         0.1,
         measure=measure_rating_spearman,
+        bounds=(-1.0, 1.0),
     ),
 )
 """Dinosaur Table Battles' own metrics (besides :data:`reports.metrics.SHARED`)."""

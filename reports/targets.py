@@ -178,6 +178,8 @@ class BoundTarget:
         for i, (t, r) in enumerate(zip(self.target.terms, self.refs, strict=True)):
             if not t.is_constraint:
                 parts.append(f"{r.name}: 1 unit = {self.scale(i):g} {r.metric.unit}")
+        if not parts:
+            return "constraints only: a configuration meets them or not"
         return (
             "distance = sum over the terms of |metric - target| / scale (metric / scale for a "
             "minimised metric); " + "; ".join(parts)
@@ -255,6 +257,10 @@ class TargetJudge:
             )
         self.bound = bound
         self.features = tuple(dict.fromkeys(f for r in bound.refs for f in r.features))
+        self.can_be_negative = any(  # a minimised metric that may be negative
+            t.op == "min" and (r.metric.bounds[0] is None or r.metric.bounds[0] < 0)
+            for t, r in zip(bound.target.terms, bound.refs, strict=True)
+        )
         self.chunk = TableMeasure(self.features)
         self.tables = tables_for(bound.refs)
 
@@ -282,13 +288,14 @@ class TargetJudge:
             v, s = delta(
                 lambda x, r=r: r.value(dict(zip(f.names, x.tolist(), strict=True))), m, cov
             )
-            metrics[r.name] = Estimate.normal(v, s, int(n[0]) if len(n) else 0)
+            metrics[r.name] = Estimate.normal(v, s, int(n[0]) if len(n) else 0, r.metric.bounds)
         violations = self.bound.violations({k: e.value for k, e in metrics.items()})
         worst = max(violations) if violations else 0.0
+        lo = dist - Z95 * se if self.can_be_negative else max(0.0, dist - Z95 * se)
         return Score(
             dist,
             se,
-            dist - Z95 * se,
+            lo,
             dist + Z95 * se,
             worst <= 0,
             worst,

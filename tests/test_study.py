@@ -359,3 +359,18 @@ def test_search_refusals_are_one_line_and_write_nothing(cli, tmp_path):
         assert not fresh.exists(), extra
     r = cli(*base, "--target", "first_share=0.5", "--out", "s3://bucket/search")
     assert r.code == 2 and "local folder" in r.err
+
+
+def test_the_re_measurement_seed_shares_no_game_with_the_search():
+    """A seed that differs by a multiple of GOLDEN replays another's games shifted (the check's
+    premise, shown on the kernel); the fresh seed is no such shift."""
+    from simulate.kit.play import columns
+    from simulate.study.search import GOLDEN, fresh_seed, game_offset, shares_games
+
+    setup = _setup()
+    shifted = columns(setup, GOLDEN, False, 0, 20)
+    base = columns(setup, 0, False, 1, 21)
+    assert np.array_equal(shifted.players.events_won, base.players.events_won)
+    assert game_offset(0, GOLDEN) == 1 and shares_games(0, GOLDEN, 2)
+    for seed in (0, 1, 2, 11, 2**63, 2**64 - 1):
+        assert not shares_games(seed, fresh_seed(seed), 10**12)

@@ -110,7 +110,7 @@ def report(
 
         mapper = report_mapper(backend, scheduler, workers)
         try:
-            html, md = write_study_report(run_dir, target, mapper)
+            html, md = write_study_report(run_dir, target, mapper, echo)
         finally:
             close = getattr(mapper, "close", None)
             if close:

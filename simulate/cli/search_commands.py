@@ -183,11 +183,14 @@ def search(
         executor.close()
     rec = json.loads(Path(out, "recommendation.json").read_text())
     change = ", ".join(f"{k}={v}" for k, v in rec["params"].items()) or "keep the current rules"
+    d = rec["distance"]
+    echo(f"search stopped: {summary['stopped']}")
     echo(
-        f"recommendation: {change} (distance {rec['distance']['value']:.3f} "
-        f"[{rec['distance']['ci'][0]:.3f}, {rec['distance']['ci'][1]:.3f}] on fresh seeds; "
-        f"{summary['games']['total']:,} games)"
+        f"recommendation: {change} (distance {d['value']:.3f} [{d['ci'][0]:.3f}, "
+        f"{d['ci'][1]:.3f}] on {rec['measured_on']:,} fresh games; {rec['games']:,} games in all)"
     )
+    if not rec["meets_constraints"]:
+        echo("  it does NOT meet every constraint: no setting played did (see the report)")
     for name, m in rec["metrics"].items():
         echo(f"  {name}: {m['value']:.4f} [{m['ci'][0]:.4f}, {m['ci'][1]:.4f}]")
     echo(f"wrote {out}/recommendation.json, {html} and {md}")

@@ -46,8 +46,11 @@ def parse_target(text: str, ctx):
         raise DinolabError(str(exc)) from None
 
 
-def write_study_report(where: str, target: str | None, mapper=None) -> tuple[str, str]:
-    """The report of a study folder (a sweep), written into it; returns where."""
+def write_study_report(
+    where: str, target: str | None, mapper=None, echo=lambda line: None
+) -> tuple[str, str]:
+    """The report of a study folder (a sweep or a search), written into it; returns where.
+    With a ``target``, ``echo`` gets the points meeting it."""
     from reports.build import render_html, render_markdown
     from reports.metrics import Estimate, MetricError, expand
     from reports.sweep import SweepPoint, sweep_sections
@@ -75,6 +78,13 @@ def write_study_report(where: str, target: str | None, mapper=None) -> tuple[str
         for p, run, m in found
     ]
     sections = sweep_sections(record, points, refs, bound, mapper)
+    for section in sections:
+        if section.key == "target" and section.table is not None:
+            echo(section.text)
+            for row in (
+                section.table.filter(section.table["meets"] == "yes").head(10).iter_rows(named=True)
+            ):
+                echo(f"  meets: {row['point']} (distance {row['distance']:.3f})")
     knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
     title = f"Sweep of {first.title} over {knobs}: {len(points)} points"
     line = study_config_line(record)

@@ -175,7 +175,7 @@ def sweep(
     try:
         with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
             run_sweep(plan, executor, measurer, update)
-        html, md = write_study_report(out, target, mapper)
+        html, md = write_study_report(out, target, mapper, echo)
     except KeyboardInterrupt:
         typer.echo("interrupted; run the same command with --resume to finish", err=True)
         raise typer.Exit(130) from None

@@ -137,9 +137,37 @@ class SearchPlan:
         return self.record["settings"]
 
 
+MASK = 2**64 - 1
+
+
 def fresh_seed(seed: int) -> int:
-    """The seed of the final re-measurement: one the search never plays."""
-    return (seed + 0x9E3779B97F4A7C15) % 2**64
+    """The seed of the final re-measurement, whose games the search never plays.
+
+    Game ``i`` of seed ``s`` is keyed by ``mix64(s + (i + 1) * GOLDEN)``
+    (:func:`rules.core.rng.game_key`), so a seed that differs from ``s`` by a multiple of
+    ``GOLDEN`` replays ``s``'s games shifted (``s + GOLDEN`` is ``s`` one game on). The fresh
+    seed is the splitmix64 output of ``s`` with a constant: its offset from ``s`` is a
+    pseudo-random 64-bit number, a multiple ``k * GOLDEN`` with ``|k|`` below 10^12 games only
+    by a 1 in 10^7 chance (checked for the seed in use: :func:`shares_games`)."""
+    z = (seed ^ 0xD1B54A32D192ED03) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def game_offset(a: int, b: int) -> int:
+    """``k`` such that game ``i`` of seed ``b`` is game ``i + k`` of seed ``a`` (seeds whose
+    games are the same up to a shift), as the signed number nearest 0."""
+    k = ((b - a) * pow(GOLDEN, -1, 2**64)) & MASK
+    return k - 2**64 if k >= 2**63 else k
+
+
+def shares_games(a: int, b: int, games: int) -> bool:
+    """Seeds ``a`` and ``b`` have a game in common among their first ``games``."""
+    return abs(game_offset(a, b)) < games
 
 
 def _multiple(n: float, step: int) -> int:
@@ -192,6 +220,8 @@ def plan_search(
         )
     for a in axes:
         check_point(setup.game, setup, {a.knob.key: a.knob.current_text})
+    if shares_games(config.seed, fresh_seed(config.seed), 10**15):  # 1 in 10^4 of all seeds
+        raise DinolabError(f"--seed {config.seed} re-measures on games of its own; choose another")
     settings = {
         "game": setup.game.name,
         "players": config.n_players,
@@ -412,6 +442,7 @@ class Searcher:
         trials: list[dict] = []
         repeats = 0
         number = 0
+        self.stopped = "the search's share of the budget was spent"
         while self.spent + self.block_games <= budget:
             study.sampler = optuna.samplers.TPESampler(
                 seed=(s["seed"] * 1_000_003 + number) % 2**32,
@@ -435,7 +466,14 @@ class Searcher:
                 incumbent = ev
             trials.append(self._trial_record(trial.number, ev, incumbent, seen))
             repeats = repeats + 1 if seen else 0
-            if repeats >= MAX_REPEATS or len(self.evaluated) >= size:
+            if len(self.evaluated) >= size:
+                self.stopped = f"every one of the {int(size)} settings was played"
+                break
+            if repeats >= MAX_REPEATS:
+                self.stopped = (
+                    f"the sampler proposed settings already played {MAX_REPEATS} "
+                    "times in a row (it had settled)"
+                )
                 break
         return incumbent, trials
 
@@ -659,6 +697,8 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
         "games": games,
         "target": plan.target,
         "distance": rec["score"]["distance"],
+        "meets_constraints": rec["score"]["feasible"],
+        "measured_on": rec["score"]["games"],
         "current": current,
         "run": rec["folder"],
     }
@@ -669,6 +709,7 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
         "recommendation": rec["name"],
         "analysis": analysis,
         "games": {"search": searcher.spent, "final": games - searcher.spent, "total": games},
+        "stopped": searcher.stopped,
     }
     store.write_bytes(SUMMARY, (json.dumps(summary, indent=1) + "\n").encode())
     store.write_bytes(RECOMMENDATION, (json.dumps(recommendation, indent=1) + "\n").encode())
