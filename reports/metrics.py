@@ -697,11 +697,6 @@ def pairable(a: RunData, b: RunData) -> bool:
     return all(ca.get(k) == cb.get(k) for k in ("seed", "n_players", "rotate"))
 
 
-def same_games(a: RunData, b: RunData) -> bool:
-    """:func:`pairable` runs of as many games."""
-    return pairable(a, b) and a.games_logged == b.games_logged
-
-
 def differences(
     a: RunData,
     b: RunData,

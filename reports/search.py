@@ -15,7 +15,7 @@ import polars as pl
 
 from reports import study_plots
 from reports.aggregate import Mapper
-from reports.metrics import Estimate, Ref, differences, measure_run
+from reports.metrics import Ref, differences, measure_run
 from reports.section import Section
 from reports.source import RunData
 from reports.sweep import ci
@@ -269,7 +269,3 @@ def _convergence(
     return Section(
         "Convergence", text, table, {c: "str" for c in table.columns}, fig, key="convergence"
     )
-
-
-def estimates_of(d: Mapping[str, Any]) -> dict[str, Estimate]:
-    return {k: Estimate.from_dict(v) for k, v in d.items()}

@@ -9,7 +9,6 @@ own. Run metrics (a fitted model's) are compared with independent intervals, and
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -299,8 +298,3 @@ def target_section(
     cols = {c: "str" for c in df.columns}
     cols["distance"] = "float"
     return Section("Points against the target", text, df, cols, key="target")
-
-
-def json_safe(points: Sequence[SweepPoint]) -> str:
-    """The points' metrics as JSON text (for the Markdown report's readers and tests)."""
-    return json.dumps({p.name: {k: e.to_dict() for k, e in p.metrics.items()} for p in points})

@@ -186,13 +186,6 @@ class BoundTarget:
         )
 
 
-def metric_names(targets: Sequence[BoundTarget]) -> list[str]:
-    return list(dict.fromkeys(n for t in targets for n in t.names))
-
-
-# ------------------------------------------------------------------ judging configurations
-
-
 @dataclasses.dataclass(frozen=True)
 class Score:
     """A configuration's distance from the target (with its 95% interval), whether it meets

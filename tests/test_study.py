@@ -365,7 +365,7 @@ def test_the_re_measurement_seed_shares_no_game_with_the_search():
     """A seed that differs by a multiple of GOLDEN replays another's games shifted (the check's
     premise, shown on the kernel); the fresh seed is no such shift."""
     from simulate.kit.play import columns
-    from simulate.study.search import GOLDEN, fresh_seed, game_offset, shares_games
+    from simulate.study.seeds import GOLDEN, fresh_seed, game_offset, shares_games
 
     setup = _setup()
     shifted = columns(setup, GOLDEN, False, 0, 20)

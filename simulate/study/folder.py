@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from rules.core.errors import DinolabError
@@ -92,3 +93,8 @@ def clear(store: RunStore, names: list[str]) -> None:
     for name in names:
         store.remove(name)
     store.remove(RECORD)
+
+
+def folder_name(text: str, limit: int = 90) -> str:
+    """``text`` as a folder name (letters, digits and ``_.,=+-``, at most ``limit`` long)."""
+    return re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:limit].rstrip(",_")

@@ -34,13 +34,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import json
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
-
-import numpy as np
 
 from rules.core.errors import DinolabError
 from simulate.config import RunConfig, build_config
@@ -49,9 +45,13 @@ from simulate.kit.spec import Setup
 from simulate.rundir import Run
 from simulate.runner import RunPlan, check_out_dir, open_run
 from simulate.storage import RunStore, open_store
+from simulate.study import blocks as kept
 from simulate.study import folder
+from simulate.study.folder import folder_name
 from simulate.study.knobs import Axis, Knob, check_point, parse_axes
 from simulate.study.play import Block, Progress, play_blocks, play_runs
+from simulate.study.seeds import fresh_seed, shares_games
+from simulate.study.space import distribution, in_space, neighbours, space_size, subsets
 
 Z_RACE = 1.959963984540054
 """A trial stops when its distance exceeds the incumbent's by this many standard errors."""
@@ -135,39 +135,6 @@ class SearchPlan:
     @property
     def settings(self) -> dict[str, Any]:
         return self.record["settings"]
-
-
-MASK = 2**64 - 1
-
-
-def fresh_seed(seed: int) -> int:
-    """The seed of the final re-measurement, whose games the search never plays.
-
-    Game ``i`` of seed ``s`` is keyed by ``mix64(s + (i + 1) * GOLDEN)``
-    (:func:`rules.core.rng.game_key`), so a seed that differs from ``s`` by a multiple of
-    ``GOLDEN`` replays ``s``'s games shifted (``s + GOLDEN`` is ``s`` one game on). The fresh
-    seed is the splitmix64 output of ``s`` with a constant: its offset from ``s`` is a
-    pseudo-random 64-bit number, a multiple ``k * GOLDEN`` with ``|k|`` below 10^12 games only
-    by a 1 in 10^7 chance (checked for the seed in use: :func:`shares_games`)."""
-    z = (seed ^ 0xD1B54A32D192ED03) & MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
-
-
-GOLDEN = 0x9E3779B97F4A7C15
-
-
-def game_offset(a: int, b: int) -> int:
-    """``k`` such that game ``i`` of seed ``b`` is game ``i + k`` of seed ``a`` (seeds whose
-    games are the same up to a shift), as the signed number nearest 0."""
-    k = ((b - a) * pow(GOLDEN, -1, 2**64)) & MASK
-    return k - 2**64 if k >= 2**63 else k
-
-
-def shares_games(a: int, b: int, games: int) -> bool:
-    """Seeds ``a`` and ``b`` have a game in common among their first ``games``."""
-    return abs(game_offset(a, b)) < games
 
 
 def _multiple(n: float, step: int) -> int:
@@ -257,65 +224,6 @@ ANSWER_TEXT = f"{int(ANALYSIS_SHARE * 100)}% kept for the minimal changes and de
 # ------------------------------------------------------------------ the search
 
 
-def distribution(axis: Axis):
-    """The Optuna distribution of a knob's values."""
-    import optuna.distributions as d
-
-    k = axis.knob
-    if axis.values is not None:
-        return d.CategoricalDistribution(list(axis.values))
-    if k.kind == "int":
-        return d.IntDistribution(int(axis.lo), int(axis.hi))
-    step = (axis.hi - axis.lo) / (axis.steps - 1) if axis.steps else None
-    return d.FloatDistribution(float(axis.lo), float(axis.hi), step=step)
-
-
-def _space_size(axes: Sequence[Axis]) -> float:
-    total = 1.0
-    for a in axes:
-        if a.values is not None:
-            total *= len(a.values)
-        elif a.knob.kind == "int":
-            total *= a.hi - a.lo + 1
-        elif a.steps:
-            total *= a.steps
-        else:
-            return math.inf
-    return total
-
-
-def _in_space(axis: Axis, text: str) -> bool:
-    if axis.values is not None:
-        return text in axis.values
-    v = axis.knob.value(text)
-    if not axis.lo <= v <= axis.hi:
-        return False
-    if axis.knob.kind == "float" and axis.steps:
-        step = (axis.hi - axis.lo) / (axis.steps - 1)
-        return abs((v - axis.lo) / step - round((v - axis.lo) / step)) < 1e-9
-    return True
-
-
-def neighbours(axis: Axis, text: str) -> list[str]:
-    """A knob's values one step from ``text`` (the one-step deviations)."""
-    k = axis.knob
-    if axis.values is not None:
-        i = axis.values.index(text) if text in axis.values else -1
-        return [axis.values[j] for j in (i - 1, i + 1) if i >= 0 and 0 <= j < len(axis.values)]
-    v = k.value(text)
-    if k.kind == "int":
-        step = 1
-    elif axis.steps:
-        step = (axis.hi - axis.lo) / (axis.steps - 1)
-    else:
-        step = (axis.hi - axis.lo) / 10
-    out = []
-    for w in (v - step, v + step):
-        if axis.lo - 1e-12 <= w <= axis.hi + 1e-12:
-            out.append(k.text(int(w) if k.kind == "int" else float(w)))
-    return out
-
-
 class Searcher:
     """Plays and judges configurations for one search (see the module docstring)."""
 
@@ -376,14 +284,14 @@ class Searcher:
         name = self._block_file(values, b)
         store = self.plan.store
         if store.exists(name):
-            features = _load_features(store.read_bytes(name))
+            features = kept.load(store.read_bytes(name))
         else:
             c = self.plan.config
             start, stop = b * self.block_games, (b + 1) * self.block_games
             blk = Block(self.setup_for(values), c.seed, c.rotate, start, stop, self.chunk, "b")
             results = play_blocks([blk], self.executor, self.judge.chunk, self.judge.tables)["b"]
-            features = _join([r.measured for r in results])
-            store.write_bytes(name, _save_features(features))
+            features = kept.join([r.measured for r in results])
+            store.write_bytes(name, kept.save(features))
         self.spent += self.block_games
         if self.progress:
             self.progress(self.spent, self.plan.settings["budget"])
@@ -434,10 +342,10 @@ class Searcher:
         study.set_user_attr("target", self.plan.target)
         dists = {a.knob.key: distribution(a) for a in self.plan.axes}
         current = {a.knob.key: a.knob.current_text for a in self.plan.axes}
-        if all(_in_space(a, current[a.knob.key]) for a in self.plan.axes):
+        if all(in_space(a, current[a.knob.key]) for a in self.plan.axes):
             study.enqueue_trial({k: self._param(k, v) for k, v in current.items()})
         budget = self.plan.record["split"]["search"]
-        size = _space_size(self.plan.axes)
+        size = space_size(self.plan.axes)
         incumbent: Evaluation | None = None
         trials: list[dict] = []
         repeats = 0
@@ -514,8 +422,7 @@ class Searcher:
             k = axis.knob.key
             for v in neighbours(axis, rec.values[k]):
                 candidates.append({**rec.values, k: v})
-        subsets = _subsets(changed)
-        for sub in subsets:  # the recommendation's changes, some reverted
+        for sub in subsets(changed):  # the recommendation's changes, some reverted
             candidates.append({k: rec.values[k] if k in sub else current[k] for k in rec.values})
         candidates.append(current)
         for values in candidates:
@@ -563,7 +470,7 @@ class Searcher:
             name = f"{i:02d}-" + (
                 "current"
                 if not self.changes_of(values)
-                else _slug(",".join(f"{k}={values[k]}" for k in self.changes_of(values)))
+                else folder_name(",".join(f"{k}={values[k]}" for k in self.changes_of(values)))
             )
             cfg, setup = build_config(
                 c.game,
@@ -601,58 +508,6 @@ class Searcher:
                 }
             )
         return out
-
-
-def _subsets(keys: Sequence[str]) -> list[set[str]]:
-    """Non-empty proper subsets of ``keys``, smallest first (at most 14; beyond that the
-    single changes and the recommendation less one change)."""
-    import itertools
-
-    n = len(keys)
-    if 2**n - 2 <= 14:
-        return [set(c) for r in range(1, n) for c in itertools.combinations(keys, r)]
-    singles = [{k} for k in keys]
-    less_one = [set(keys) - {k} for k in keys]
-    return singles + less_one
-
-
-def _slug(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:90]
-
-
-def _join(parts: Sequence[Any]) -> Any:
-    """The per-cluster sums of a block's chunks as one (chunks hold different games)."""
-    first = parts[0]
-    return dataclasses.replace(
-        first,
-        clusters=np.concatenate([p.clusters for p in parts]),
-        sums=np.vstack([p.sums for p in parts]),
-        games=np.concatenate([p.games for p in parts]),
-    )
-
-
-def _save_features(f: Any) -> bytes:
-    buf = io.BytesIO()
-    np.savez(
-        buf,
-        names=np.array(f.names),
-        clusters=f.clusters,
-        sums=f.sums,
-        games=f.games,
-        kind=np.array([type(f).__module__, type(f).__qualname__]),
-    )
-    return buf.getvalue()
-
-
-def _load_features(data: bytes) -> Any:
-    import importlib
-
-    z = np.load(io.BytesIO(data), allow_pickle=False)
-    module, name = (str(x) for x in z["kind"])
-    cls = getattr(importlib.import_module(module), name)
-    return cls(tuple(str(n) for n in z["names"]), z["clusters"], z["sums"], z["games"])
 
 
 def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:

@@ -19,7 +19,6 @@ import csv
 import dataclasses
 import io
 import json
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -83,8 +82,7 @@ class Sweep:
 
 def point_name(index: int, values: dict[str, str]) -> str:
     """``007-dice=5,markers_per_dino=3`` (folder-safe, at most 100 characters)."""
-    text = ",".join(f"{k}={v}" for k, v in values.items())
-    text = re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:95].rstrip(",_")
+    text = folder.folder_name(",".join(f"{k}={v}" for k, v in values.items()), 95)
     return f"{index:03d}-{text}" if text else f"{index:03d}"
 
 
