@@ -21,7 +21,8 @@ import polars as pl
 
 from reports import common, compare, plots, ratings
 from reports.aggregate import Mapper, prefetch
-from reports.metrics import Estimate, features_partial, measure_run
+from reports.measure import features_partial, measure_run
+from reports.metrics import Estimate
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
 from reports.stats import with_wilson

@@ -24,15 +24,9 @@ from reports.aggregate import (
     run_all,
 )
 from reports.common import share_expr, share_frame
-from reports.metrics import (
-    SHARED,
-    Context,
-    Ref,
-    catalogue,
-    expand,
-    measure_run,
-)
-from reports.metrics import differences as metric_differences
+from reports.measure import differences as metric_differences
+from reports.measure import measure_run
+from reports.metrics import SHARED, Context, Ref, catalogue, expand
 from reports.source import RunData
 from reports.stats import Z95
 

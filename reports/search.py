@@ -3,7 +3,7 @@ the one-step deviations, the finalists on fresh seeds and how the search converg
 
 Everything here reads what the search wrote (``search.json``, ``recommendation.json``) and the
 final runs it played on fresh seeds; the recommendation's metrics are compared with the current
-rules' game by game on those runs (:func:`reports.metrics.differences`).
+rules' game by game on those runs (:func:`reports.measure.differences`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import polars as pl
 
 from reports import study_plots
 from reports.aggregate import Mapper
-from reports.metrics import Ref, differences, measure_run
+from reports.measure import differences, measure_run
+from reports.metrics import Ref
 from reports.section import Section
 from reports.source import RunData
 from reports.sweep import ci

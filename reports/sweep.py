@@ -2,7 +2,7 @@
 
 A sweep's points played the same seed, so two points differ only by their rules: the
 difference of a mean metric between neighbouring points is paired game by game
-(:func:`reports.metrics.differences`), with an interval far narrower than the two points'
+(:func:`reports.measure.differences`), with an interval far narrower than the two points'
 own. Run metrics (a fitted model's) are compared with independent intervals, and say so.
 """
 
@@ -16,7 +16,8 @@ import polars as pl
 
 from reports import study_plots
 from reports.aggregate import Mapper
-from reports.metrics import Estimate, Ref, differences
+from reports.measure import differences
+from reports.metrics import Estimate, Ref
 from reports.section import Section
 from reports.source import RunData
 from reports.targets import BoundTarget

@@ -22,20 +22,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from reports.aggregate import Chunk, Cross, chunks
-from reports.metrics import (
-    Context,
-    Estimate,
-    Features,
-    MetricError,
-    Ref,
-    TableMeasure,
-    chunk_features,
-    delta,
-    means_covariance,
-    resolve,
-    split_names,
-    tables_for,
-)
+from reports.measure import Features, TableMeasure, chunk_features, delta, means_covariance
+from reports.metrics import Context, Estimate, MetricError, Ref, resolve, split_names, tables_for
 from reports.source import RunData
 from reports.stats import Z95
 

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from reports import dino_kontra_dino, evo, metrics, origin_of_species, table_battles
+from reports import dino_kontra_dino, evo, measure, metrics, origin_of_species, table_battles
 from reports.aggregate import Chunk, Partial, chunks, read_range, run_all, run_one
 from simulate.games import get_game
 from simulate.rundir import Run
@@ -61,7 +61,7 @@ def test_first_mover_names_one_seat_per_game_as_logged(runs, game):
     module = MODULES[game]
     parts = []
     for i, start, stop in chunks(run):
-        chunk = metrics.chunk_of(run, i)
+        chunk = measure.chunk_of(run, i)
         first = module.first_mover(chunk)
         assert first.columns == ["game_id", "first_seat"]
         assert first["game_id"].to_list() == list(range(start, stop))
@@ -80,7 +80,7 @@ def test_first_mover_names_one_seat_per_game_as_logged(runs, game):
     )
     direct = first.join(share, left_on=["game_id", "first_seat"], right_on=["game_id", "seat"])
     ctx = metrics.Context.of(run, module)
-    e = metrics.measure_run(run, [metrics.resolve("first_share", ctx)])["first_share"]
+    e = measure.measure_run(run, [metrics.resolve("first_share", ctx)])["first_share"]
     assert e.value == pytest.approx(direct["share"].mean(), abs=1e-12)
     _contains(e)
 
@@ -97,7 +97,7 @@ def test_expand_lists_every_new_metric(runs, game):
 def test_figure_decides_is_the_reports_tied_share(runs):
     run = Run(runs["dino-kontra-dino"])
     ctx = metrics.Context.of(run, dino_kontra_dino)
-    e = metrics.measure_run(run, [metrics.resolve("figure_decides", ctx)])["figure_decides"]
+    e = measure.measure_run(run, [metrics.resolve("figure_decides", ctx)])["figure_decides"]
     rounds = dino_kontra_dino.figure_rounds(run)
     tied = rounds["count"][1] + rounds["count"][2]
     assert e.value == pytest.approx(tied / rounds["total"][0], abs=1e-12)
@@ -108,7 +108,7 @@ def test_figure_decides_is_the_reports_tied_share(runs):
 def test_carnivore_points_is_the_reports_carnivore_share(runs):
     run = Run(runs["origin-of-species"])
     ctx = metrics.Context.of(run, origin_of_species)
-    e = metrics.measure_run(run, [metrics.resolve("carnivore_points", ctx)])["carnivore_points"]
+    e = measure.measure_run(run, [metrics.resolve("carnivore_points", ctx)])["carnivore_points"]
     car = origin_of_species.carnivores(run).row(0, named=True)
     assert e.value == pytest.approx(car["points_share"], abs=1e-9)
     # the delta method on the ratio of means is the report's linearised sandwich
@@ -120,7 +120,7 @@ def test_carnivore_points_is_the_reports_carnivore_share(runs):
 def test_rating_spearman_is_the_reports_rank_correlation(runs):
     run = Run(runs["table-battles"])
     ctx = metrics.Context.of(run, table_battles)
-    e = metrics.measure_run(run, [metrics.resolve("rating_spearman", ctx)])["rating_spearman"]
+    e = measure.measure_run(run, [metrics.resolve("rating_spearman", ctx)])["rating_spearman"]
     model, _, rho = table_battles.rating_accuracy(run)
     assert rho["dinos"] >= 3
     assert (e.value, e.lo, e.hi) == pytest.approx((rho["rho"], rho["lo"], rho["hi"]), abs=1e-9)
@@ -136,7 +136,7 @@ def test_rating_spearman_refuses_the_first_game_setup():
 
 def _surpluses(run) -> dict[str, metrics.Estimate]:
     ctx = metrics.Context.of(run, evo)
-    return metrics.measure_run(run, metrics.expand(ctx, ["surplus", "max_surplus"]))
+    return measure.measure_run(run, metrics.expand(ctx, ["surplus", "max_surplus"]))
 
 
 def test_gene_surplus_is_the_reports_gene_summary(runs):
@@ -173,10 +173,10 @@ def test_evo_metrics_share_one_analysis_per_run(runs, monkeypatch):
     run = Run(runs["evo"])
     ctx = metrics.Context.of(run, evo)
     refs = [metrics.resolve(n, ctx) for n in ("surplus[tail]", "surplus[leg]", "max_surplus")]
-    metrics.measure_run(run, refs)
-    metrics.measure_run(run, refs)
+    measure.measure_run(run, refs)
+    measure.measure_run(run, refs)
     assert len(calls) == 1
-    metrics.measure_run(Run(runs["evo"]), refs[:1])  # another run object: its own analysis
+    measure.measure_run(Run(runs["evo"]), refs[:1])  # another run object: its own analysis
     assert len(calls) == 2
 
 
@@ -239,7 +239,7 @@ def test_gene_surplus_interval_is_the_whole_run_computation(runs, monkeypatch):
 def test_evo_first_mover_needs_the_turns_table(runs):
     run = Run(runs["evo"])
     tables = {t: run.read(t, 0) for t in ("games", "players")}
-    memory = metrics.MemoryRun(tables, {"n_players": run.n_players, "rotate": True})
+    memory = measure.MemoryRun(tables, {"n_players": run.n_players, "rotate": True})
     chunk = Chunk(0, 0, tables["games"].height, run.n_players, True, memory)
     with pytest.raises(metrics.MetricError, match="turns"):
         evo.first_mover(chunk)

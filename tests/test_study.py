@@ -120,7 +120,8 @@ def test_every_point_is_an_ordinary_run_on_the_same_seed(sweep_dir):
 def test_what_the_workers_measured_equals_the_metrics_read_back_from_the_files(sweep_dir):
     import importlib
 
-    from reports.metrics import Context, expand, measure_run
+    from reports.measure import measure_run
+    from reports.metrics import Context, expand
     from simulate.rundir import Run
 
     folder = next((sweep_dir / "points").iterdir())
@@ -137,7 +138,8 @@ def test_what_the_workers_measured_equals_the_metrics_read_back_from_the_files(s
 def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
     """Points share their games, so a rule that changes few outcomes (the final tie-break)
     is measured by a paired interval far narrower than the independent one."""
-    from reports.metrics import Context, differences, resolve
+    from reports.measure import differences
+    from reports.metrics import Context, resolve
     from simulate.rundir import Run
 
     out = tmp_path / "tie"

@@ -236,7 +236,7 @@ def bench(
             from simulate.cli.study_reports import choose_metrics, metric_context
 
             def measurer(setup, tables):
-                from reports.metrics import StudyMeasurer
+                from reports.measure import StudyMeasurer
 
                 return StudyMeasurer(choose_metrics(metric_context(setup, tables), None))
 

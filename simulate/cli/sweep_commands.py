@@ -120,7 +120,7 @@ def sweep(
 
       dinolab sweep dtb --param dice=3..9 --param bonus_markers=0..4 --design lhs --samples 12
     """
-    from reports.metrics import StudyMeasurer
+    from reports.measure import StudyMeasurer
     from simulate.config import build_config, parse_tables
     from simulate.games import get_game
     from simulate.progress import progress_bar, want_progress

@@ -1,5 +1,5 @@
 """A search's seed blocks as the workers measured them: joined from chunks, kept on disk (the
-per-cluster sums of :class:`reports.metrics.Features`, as ``.npz``) so a resumed search reads
+per-cluster sums of :class:`reports.measure.Features`, as ``.npz``) so a resumed search reads
 them back instead of playing them again."""
 
 from __future__ import annotations
