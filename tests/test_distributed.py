@@ -81,3 +81,13 @@ def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
     for name in ("results.csv", *(f"points/{p.name}/metrics.json"
                                   for p in (tmp_path / "local" / "points").iterdir())):  # fmt: skip
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+def test_a_search_on_dask_gives_the_local_answer(tmp_path, cli_module):
+    args = ["search", "dtb", "--target", "first_share=0.5", "--param", "dice=4..7",
+            "--budget", "40000", "--block", "500", "--seed", "3", "--no-progress"]  # fmt: skip
+    assert cli_module(*args, "--workers", "1", "--out", tmp_path / "local").code == 0
+    r = cli_module(*args, "--backend", "dask", "--workers", "2", "--out", tmp_path / "dask")
+    assert r.code == 0, r.err
+    for name in ("search.json", "recommendation.json"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()

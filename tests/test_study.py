@@ -376,3 +376,50 @@ def test_the_re_measurement_seed_shares_no_game_with_the_search():
     assert game_offset(0, GOLDEN) == 1 and shares_games(0, GOLDEN, 2)
     for seed in (0, 1, 2, 11, 2**63, 2**64 - 1):
         assert not shares_games(seed, fresh_seed(seed), 10**12)
+
+
+def test_targets_parse_combine_on_their_scales_and_check_constraints():
+    import importlib
+
+    from reports.metrics import Context, Estimate, MetricError
+    from reports.targets import Target
+
+    s = _setup()
+    module = importlib.import_module("reports.dino_kontra_dino")
+    tables = {t.name: tuple(c.name for c in t.columns) for t in s.game.logged_tables}
+    ctx = Context("dino-kontra-dino", 4, ("greedy",), tables, module)
+    bound = Target.parse("first_share=0.25, length=12~2, seat_gap, figure_decides<0.4").bind(ctx)
+    values = {"first_share": 0.27, "length": 11.0, "seat_gap": 0.03, "figure_decides": 0.41}
+    # |0.27 - 0.25| / 0.01 + |11 - 12| / 2 + 0.03 / 0.01
+    assert bound.distance(values) == pytest.approx(2 + 0.5 + 3)
+    assert bound.violations(values) == pytest.approx([1.0]) and not bound.feasible(values)
+    est = {k: Estimate.normal(v, 0.01, 1000) for k, v in values.items()}
+    assert not bound.meets(est)  # the constraint is broken
+    est["figure_decides"] = Estimate.normal(0.39, 0.01, 1000)
+    assert not bound.meets(est)  # 0.25 is not within 0.27 +- 0.0196, nor 12 within 11 +- ...
+    est["first_share"] = Estimate.normal(0.27, 0.011, 1000)
+    est["length"] = Estimate.normal(11.99, 0.01, 1000)
+    assert bound.meets(est)  # every value within its interval, the constraint held
+    assert Estimate.normal(0.001, 0.01, 10, (0.0, 1.0)).lo == 0.0
+    for bad, words in [("first_share=", "cannot read"), ("first_share=0.5~0", "positive"),
+                       ("", "empty"), ("first_share=nan", "finite")]:  # fmt: skip
+        with pytest.raises(MetricError, match=words):
+            Target.parse(bad)
+    with pytest.raises(MetricError, match="only constraints"):
+        Target.parse("capped<0.1").require_objective()
+
+
+def test_dinolab_games_lists_knobs_and_metrics(cli):
+    r = cli("games", "evo")
+    assert r.code == 0
+    assert "elements: gene_bag.tail, gene_bag.leg" in r.out
+    assert "max_surplus:" in r.out and "first_share:" in r.out and "scale 0.5" in r.out
+    r = cli("games", "oos")
+    assert "deck.<entry>.copies  [1..64]" in r.out and "carnivore_points:" in r.out
+
+
+def test_a_study_folder_of_another_kind_is_refused(cli, search_dir):
+    before = sorted(p.name for p in search_dir.iterdir())
+    r = cli(*SWEEP, "--out", search_dir, "--force")
+    assert r.code == 2 and "made by dinolab search, not dinolab sweep" in r.err
+    assert sorted(p.name for p in search_dir.iterdir()) == before
