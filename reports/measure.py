@@ -71,20 +71,28 @@ def chunk_features(chunk: Chunk, features: Sequence[Feature]) -> Features:
     return Features(names, clusters, sums[:, :-1], sums[:, -1])
 
 
-def _features_map(chunk: Chunk, features: tuple[Feature, ...]):
+def folded(chunk: Chunk, features: Sequence[Feature]) -> tuple[tuple[str, ...], tuple]:
+    """A chunk's features folded for a run's estimates: their names and the chunk's
+    :func:`~reports.aggregate.outer_part` (small whatever the chunk's games)."""
     f = chunk_features(chunk, features)
     return f.names, outer_part(chunk, f.clusters, np.column_stack([f.sums, f.games]))
 
 
-def _features_reduce(parts, features: tuple[Feature, ...]):
-    names = next((n for n, _ in parts), ())
+def combine(parts: Sequence[tuple[tuple[str, ...], tuple]]) -> tuple[tuple[str, ...], Cross]:
+    """The whole run's ``(names, Cross)`` from every chunk's :func:`folded`, in chunk order."""
+    names = parts[0][0] if parts else ()
     if any(n != names for n, _ in parts):
         raise ValueError("chunks gave different feature columns (a strategy missing?)")
     return names, combine_outer([p for _, p in parts], len(names) + 1)
 
 
+def _features_reduce(parts, features: tuple[Feature, ...]):
+    return combine(parts)
+
+
 def features_partial(features: Sequence[Feature]) -> Partial:
-    return Partial("features", _features_map, _features_reduce, (tuple(dict.fromkeys(features)),))
+    """The one-pass step of :func:`measure_run` (also in a report's prefetch)."""
+    return Partial("features", folded, _features_reduce, (tuple(dict.fromkeys(features)),))
 
 
 def means_covariance(
@@ -291,6 +299,15 @@ class MemoryRun:
         return t.select(columns) if columns is not None else t
 
 
+def memory_chunk(
+    tables: Mapping[str, Any], index: int, start: int, stop: int, n_players: int, rotate: bool
+) -> Chunk:
+    """One chunk's tables (Arrow or polars) as a :class:`Chunk`, in memory."""
+    frames = {n: t if isinstance(t, pl.DataFrame) else pl.from_arrow(t) for n, t in tables.items()}
+    run = MemoryRun(frames, {"n_players": n_players, "rotate": rotate})
+    return Chunk(index, start, stop, n_players, rotate, run)
+
+
 def measure_tables(
     tables: Mapping[str, Any],
     index: int,
@@ -301,9 +318,7 @@ def measure_tables(
     features: tuple[Feature, ...],
 ) -> Features:
     """The per-cluster feature sums of one chunk's tables (Arrow or polars), in memory."""
-    frames = {n: t if isinstance(t, pl.DataFrame) else pl.from_arrow(t) for n, t in tables.items()}
-    run = MemoryRun(frames, {"n_players": n_players, "rotate": rotate})
-    return chunk_features(Chunk(index, start, stop, n_players, rotate, run), features)
+    return chunk_features(memory_chunk(tables, index, start, stop, n_players, rotate), features)
 
 
 def chunk_of(run: RunData, index: int) -> Chunk:
@@ -314,28 +329,21 @@ def chunk_of(run: RunData, index: int) -> Chunk:
     raise KeyError(index)
 
 
-def fold(parts: Sequence[tuple[Chunk, Features]]) -> tuple[tuple[str, ...], Cross]:
-    """Per-chunk :class:`Features` (with each chunk, whose coordinates tell its clusters that
-    may be split) folded into the whole run's ``(names, Cross)``, split clusters joined."""
-    names: tuple[str, ...] = ()
-    outer = []
-    for where, f in parts:
-        names = f.names
-        outer.append(outer_part(where, f.clusters, np.column_stack([f.sums, f.games])))
-    return names, combine_outer(outer, len(names) + 1)
-
-
 @dataclasses.dataclass(frozen=True)
 class TableMeasure:
     """What a study's worker computes from a chunk it has just played (``setup`` and ``job``
-    as the simulation hands them over): the per-cluster sums of ``features``."""
+    as the simulation hands them over): the per-cluster sums of ``features`` (a search pairs
+    them cluster by cluster), or with ``fold`` only their :func:`folded` sums (a sweep's
+    estimates: a few numbers travel back instead of one row per game)."""
 
     features: tuple[Feature, ...]
+    fold: bool = False
 
-    def __call__(self, setup: Any, job: Any, tables: Mapping[str, Any]) -> Features:
-        return measure_tables(
-            tables, job.index, job.start, job.stop, setup.n_players, job.rotate, self.features
-        )
+    def __call__(self, setup: Any, job: Any, tables: Mapping[str, Any]) -> Any:
+        chunk = memory_chunk(tables, job.index, job.start, job.stop, setup.n_players, job.rotate)
+        if self.fold:
+            return folded(chunk, self.features)
+        return chunk_features(chunk, self.features)
 
 
 @dataclasses.dataclass
@@ -360,11 +368,12 @@ class StudyMeasurer:
 
     @property
     def chunk(self) -> TableMeasure | None:
-        return TableMeasure(self.features) if self.features else None
+        return TableMeasure(self.features, fold=True) if self.features else None
 
     def point(self, run: RunData, measured: Mapping[int, Any]) -> dict[str, dict]:
-        """Every metric of a finished run (``measured``: chunk index -> :class:`Features`
-        the workers took; other chunks are read from the files)."""
+        """Every metric of a finished run (``measured``: chunk index -> what :attr:`chunk`
+        returned on the workers; other chunks are read from the files, with the same
+        result)."""
         out: dict[str, Estimate] = {}
         mean = [r for r in self.refs if r.metric.is_mean]
         if mean:
@@ -372,8 +381,8 @@ class StudyMeasurer:
             for i, a, b in chunks(run):
                 chunk = Chunk(i, a, b, run.n_players, bool(run.config.get("rotate")), run)
                 f = measured.get(i)
-                parts.append((chunk, f if f is not None else chunk_features(chunk, self.features)))
-            names, cross = fold(parts)
+                parts.append(f if f is not None else folded(chunk, self.features))
+            names, cross = combine(parts)
             out.update(estimates(mean, names, cross))
         for r in self.refs:
             if not r.metric.is_mean:
