@@ -92,9 +92,9 @@ def heatmap(
     for i in range(len(ys)):
         for j in range(len(xs)):
             if grid[i, j] == grid[i, j]:
-                ax.text(
-                    j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7, color="white"
-                )
+                r, g, b, _ = im.cmap(im.norm(shown[i, j]))
+                ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7, color=ink)
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
     ax.set_xlabel(x)

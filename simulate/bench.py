@@ -153,10 +153,13 @@ def run_bench(game_name: str, games: int | None = None) -> str:
 
 
 def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> str:
-    """The study benchmark of a game (its ``Bench.study`` knobs): kernel-only time of the
-    sweep's points against the sweep through warm workers, and the whole ``dinolab sweep``
-    command from a cold start. ``make_measurer(setup, tables)``: the CLI's metrics for a
-    configuration (``simulate`` never imports ``reports``)."""
+    """The study benchmark of a game (its ``Bench.study`` knobs), for its default metrics and
+    for the shared ones (the games and players tables only): the kernel-only time of the
+    sweep's games (the same configurations and log buffers, one core's time divided by the
+    cores) against the sweep through warm workers (started and loaded by a small sweep
+    before), and the whole ``dinolab sweep`` command from a cold start (report included).
+    ``make_measurer(setup, metrics)``: the CLI's metrics (``simulate`` never imports
+    ``reports``)."""
     from simulate.config import build_config
     from simulate.executors import ProcessExecutor
     from simulate.study.sweep import plan_sweep, run_sweep
@@ -167,60 +170,66 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
         raise DinolabError(f"{game.name} declares no study benchmark")
     n = games or bench.study_games
     cores = os.cpu_count() or 1
-    base = build_config(
-        game.name,
-        n_players=bench.players,
-        strategies=bench.lineup,
-        rotate=False,
-        seed=1,
-        games=n,
-        chunk_size=None,
-    )
-    measurer = make_measurer(base[1], None)
-    tables = measurer.tables
     rows: list[tuple[str, str]] = []
+
+    def config(games_per_point: int):
+        return build_config(
+            game.name,
+            n_players=bench.players,
+            strategies=bench.lineup,
+            rotate=False,
+            seed=1,
+            games=games_per_point,
+            chunk_size=None,
+        )
+
     with tempfile.TemporaryDirectory() as tmp:
+        for label, names in (("default metrics", None), ("shared metrics", SHARED_METRICS)):
+            measurer = make_measurer(config(n)[1], names)
 
-        def plan(name: str, params, games_per_point: int):
-            b = build_config(
-                game.name,
-                n_players=bench.players,
-                strategies=bench.lineup,
-                rotate=False,
-                seed=1,
-                games=games_per_point,
-                chunk_size=None,
-            )
-            return plan_sweep(
-                b,
-                params=list(params),
-                design="grid",
-                samples=None,
-                assignments=[],
-                rules_file=None,
-                tables=tables,
-                metrics=measurer.names,
-                out=str(Path(tmp) / name),
-                resume=False,
-                force=False,
-            )
+            def plan(name: str, params, games_per_point: int, measurer=measurer):
+                return plan_sweep(
+                    config(games_per_point),
+                    params=list(params),
+                    design="grid",
+                    samples=None,
+                    assignments=[],
+                    rules_file=None,
+                    tables=measurer.tables,
+                    metrics=measurer.names,
+                    out=str(Path(tmp) / name),
+                    resume=False,
+                    force=False,
+                )
 
-        sweep = plan("timed", bench.study, n)
-        kernel = 0.0
-        for p in sweep.points:
-            warmup(p.setup)
-            kernel += min(
-                kernel_seconds(p.setup, n, log=tables != ("games", "players")) for _ in range(2)
+            sweep = plan(f"timed-{label}", bench.study, n)
+            log = set(measurer.tables) != {"games", "players"}
+            kernel = 0.0
+            for p in sweep.points:
+                warmup(p.setup)
+                kernel += min(kernel_seconds(p.setup, n, log) for _ in range(2))
+            executor = ProcessExecutor(cores)
+            try:
+                first = bench.study[0].split("..")[0].split(",")[0]
+                run_sweep(plan(f"warm-{label}", [first], 2 * cores * 500), executor, measurer)
+                t0 = time.perf_counter()
+                run_sweep(sweep, executor, measurer)
+                study = time.perf_counter() - t0
+            finally:
+                executor.close()
+            rows.append(
+                (
+                    f"{label} ({', '.join(measurer.tables)}): {len(sweep.points)} points x {n:,} "
+                    f"games ({', '.join(bench.study)}); kernel only over {cores} cores",
+                    f"{kernel / cores:.2f} s ({kernel:.2f} s on one core)",
+                )
             )
-        executor = ProcessExecutor(cores)
-        try:
-            warm = plan("warm-up", [bench.study[0].split("..")[0].split(",")[0]], 2 * cores * 500)
-            run_sweep(warm, executor, measurer)  # starts the workers and loads the kernels
-            t0 = time.perf_counter()
-            run_sweep(sweep, executor, measurer)
-            study = time.perf_counter() - t0
-        finally:
-            executor.close()
+            rows.append(
+                (
+                    f"{label}: the sweep through {cores} warm workers (played, written, measured)",
+                    f"{study:.2f} s, {study * cores / kernel:.2f}x the kernel-only time",
+                )
+            )
         params = [a for spec in bench.study for a in ("--param", spec)]
         cmd = [
             sys.executable,
@@ -243,34 +252,13 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
         subprocess.run(
             cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
         )
-        cli = time.perf_counter() - t0
-    points = len(sweep.points)
-    total = points * n
-    rows.append(
-        (
-            f"sweep: {points} points x {n:,} games ({', '.join(bench.study)}), tables "
-            f"{', '.join(tables)}",
-            f"{total:,} games",
+        rows.append(
+            (
+                "`dinolab sweep` (default metrics) from a cold start: workers started, "
+                "kernels loaded, report written",
+                f"{time.perf_counter() - t0:.1f} s",
+            )
         )
-    )
-    rows.append(
-        (
-            f"kernel only, the same games and log buffers, over {cores} cores",
-            f"{kernel / cores:.2f} s ({kernel:.2f} s on one core)",
-        )
-    )
-    rows.append(
-        (
-            f"the sweep through {cores} warm workers (played, written, measured)",
-            f"{study:.2f} s, {study / (kernel / cores):.2f}x the kernel-only time",
-        )
-    )
-    rows.append(
-        (
-            "`dinolab sweep` from a cold start (workers started, kernels loaded, report written)",
-            f"{cli:.1f} s",
-        )
-    )
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (
         f"### `dinolab bench {game_name} --study`"
@@ -279,3 +267,7 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
         f"{platform.python_version()}\n\n| measure | value |\n|---|---|\n"
     )
     return head + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+SHARED_METRICS = ("balance", "seat_gap", "seat_share", "length", "shared", "strategy_share")
+"""The study benchmark's second metric set: those the games and players tables give."""

@@ -235,10 +235,11 @@ def bench(
             from simulate.bench import run_study_bench
             from simulate.cli.study_reports import choose_metrics, metric_context
 
-            def measurer(setup, tables):
+            def measurer(setup, names):
                 from reports.measure import StudyMeasurer
 
-                return StudyMeasurer(choose_metrics(metric_context(setup, tables), None))
+                ctx = metric_context(setup, None)
+                return StudyMeasurer(choose_metrics(ctx, ",".join(names) if names else None))
 
             text = run_study_bench(g.name, measurer, games)
         else:
