@@ -111,7 +111,10 @@ def search_sections(
             key="finalists",
         )
     )
-    sections.append(_convergence(summary["trials"], record, summary.get("stopped", "")))
+    stopped = summary.get("stopped", "")
+    if summary.get("polish"):
+        stopped += "; then one-step moves from the best: " + ", ".join(summary["polish"])
+    sections.append(_convergence(summary["trials"], record, stopped))
     return sections
 
 
@@ -252,6 +255,14 @@ def _convergence(
         "The line is the best fully played configuration's distance with its 95% band, "
         "against the games spent; dots are each trial's estimate."
     )
+    if stopped:
+        text += f" The search stopped: {stopped}."
+    repeats = sum(t["repeat"] for t in trials)
+    if repeats:
+        text += (
+            f" The sampler proposed a setting already played {repeats} times (no games spent; "
+            "left out of the table)."
+        )
     fig = study_plots.best_so_far(df) if df.height else None
     table = pl.DataFrame(
         [
@@ -259,12 +270,11 @@ def _convergence(
                 "trial": str(t["trial"]),
                 "setting": ", ".join(f"{k}={v}" for k, v in t["values"].items()),
                 "distance": f"{t['distance']:.3f} [{t['lo']:.3f}, {t['hi']:.3f}]",
-                "blocks": str(t["blocks"])
-                + (" raced out" if t["raced_out"] else "")
-                + (" (repeat)" if t["repeat"] else ""),
+                "blocks": str(t["blocks"]) + (" raced out" if t["raced_out"] else ""),
                 "games spent": f"{t['games_spent']:,}",
             }
             for t in trials
+            if not t["repeat"]
         ]
     )
     return Section(

@@ -17,6 +17,9 @@ and judged:
   rules are played again on a seed the search never saw, as ordinary run folders under
   ``DIR/final/``; the recommendation is the best of them there, so its figures carry no
   winner's curse.
+* **Polish.** From the sampler's best, one-step moves (each knob one step, paired on the same
+  blocks) while one is better: the best found is a neighbour of the optimum more often than
+  the optimum itself.
 * **Answers.** From the recommendation: the minimal changes (the best configuration changing
   1, 2, ... knobs from the current rules, among everything evaluated, with the subsets of the
   recommendation's changes evaluated to be sure) and the one-step deviations of each knob
@@ -408,6 +411,27 @@ class Searcher:
             "best_hi": None if best is None else best.hi,
         }
 
+    def polish(self, incumbent: Evaluation | None, budget: int) -> tuple[Evaluation | None, list]:
+        """One-step moves from the incumbent while one is better (on the same blocks): the
+        sampler's best is a neighbour of the optimum more often than the optimum itself."""
+        moves = []
+        improved = incumbent is not None
+        while improved and incumbent is not None:
+            improved = False
+            for axis in self.plan.axes:
+                k = axis.knob.key
+                for v in neighbours(axis, incumbent.values[k]):
+                    if self.spent + self.block_games > budget:
+                        return incumbent, moves
+                    ev = self.evaluate({**incumbent.values, k: v}, incumbent, budget)
+                    if ev is not None and ev.full and not ev.raced_out and better(ev, incumbent):
+                        moves.append(f"{k} {incumbent.values[k]} -> {v}")
+                        incumbent, improved = ev, True
+                        break
+                if improved:
+                    break
+        return incumbent, moves
+
     # -- what the recommendation is made of
     def changes_of(self, values: Values) -> list[str]:
         current = self.plan.record["current"]
@@ -439,12 +463,13 @@ class Searcher:
             pool = [e for e in self.evaluated.values() if len(self.changes_of(e.values)) == n]
             if not pool:
                 continue
-            best = min(pool, key=lambda e: (not e.score.feasible, e.score.distance))
+            # fully played ones first: a short evaluation's lucky estimate does not win
+            best = min(pool, key=lambda e: (not e.full, not e.score.feasible, e.score.distance))
             levels.append({"changes": n, **self._paired(rec, best, "", best.values)})
         return {"deviations": deviations, "minimal_changes": levels}
 
     def _paired(self, rec: Evaluation, ev: Evaluation | None, label: str, values: Values):
-        out: dict[str, Any] = {"label": label, "values": values, "changes": self.changes_of(values)}
+        out: dict[str, Any] = {"label": label, "values": values, "changed": self.changes_of(values)}
         if ev is None:
             out["measured"] = False
             return out
@@ -522,6 +547,8 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
     folder.write_record(store, plan.record)
     split = plan.record["split"]
     incumbent, trials = searcher.search()
+    # the answers' share of the budget: first one-step moves from the best, then the answers
+    incumbent, moves = searcher.polish(incumbent, split["search"] + split["analysis"])
     full = [e for e in searcher.evaluated.values() if e.full and not e.raced_out]
     if not full:
         raise DinolabError("no configuration was played in full; give a larger --budget")
@@ -560,6 +587,7 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
     summary = {
         "trials": trials,
         "incumbent": None if incumbent is None else key_of(incumbent.values),
+        "polish": moves,
         "finals": [{k: v for k, v in f.items() if k != "features"} for f in finals],
         "recommendation": rec["name"],
         "analysis": analysis,
