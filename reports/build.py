@@ -83,7 +83,7 @@ def headline(
         (
             "seats equal? (Wald test)",
             f"chi2 {bal['chi2']:.1f}, {bal['df']} df, {p_text(bal['p_value'])}",
-            "p below 0.05: the seats differ beyond sampling noise",
+            "p below 0.05 would mean the seats differ beyond sampling noise",
         ),
     ]
     if "first_share" in est:

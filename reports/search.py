@@ -16,15 +16,15 @@ import polars as pl
 from reports import study_plots
 from reports.aggregate import Mapper
 from reports.measure import differences, measure_run
-from reports.metrics import Ref
+from reports.metrics import Estimate, Ref
 from reports.section import Section
 from reports.source import RunData
 from reports.sweep import ci
 
 
-def _ci(d: Mapping[str, Any], digits: int = 3) -> str:
-    lo, hi = d["ci"]
-    return f"{d['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+def _ci(d: Mapping[str, Any]) -> str:
+    """``value [lo, hi]`` of a JSON estimate, as :func:`reports.sweep.ci` writes one."""
+    return ci(Estimate(d["value"], d.get("se", 0.0), d["ci"][0], d["ci"][1], 0))
 
 
 def change_words(values: Mapping[str, str], current: Mapping[str, str]) -> str:
@@ -85,8 +85,11 @@ def search_sections(
             key="recommendation",
         )
     ]
-    sections.append(_minimal(summary["analysis"]["minimal_changes"], current, target_names))
-    sections.append(_deviations(summary["analysis"]["deviations"]))
+    constrained = any(op in recommendation["target"] for op in "<>")
+    sections.append(
+        _minimal(summary["analysis"]["minimal_changes"], current, target_names, constrained)
+    )
+    sections.append(_deviations(summary["analysis"]["deviations"], constrained))
     rows = [
         {
             "run": f["folder"],
@@ -135,7 +138,16 @@ def _comparison(a: RunData, b: RunData, refs: Sequence[Ref], mapper: Mapper | No
     return pl.DataFrame(rows)
 
 
-def _minimal(levels: Sequence[Mapping[str, Any]], current, names: Sequence[str]) -> Section:
+def _feasibility(score: Mapping[str, Any], constrained: bool) -> dict[str, str]:
+    """A 'meets constraints' cell where the target has constraints."""
+    if not constrained:
+        return {}
+    return {"meets constraints": "yes" if score["feasible"] else "no"}
+
+
+def _minimal(
+    levels: Sequence[Mapping[str, Any]], current, names: Sequence[str], constrained: bool
+) -> Section:
     measured = [lv for lv in levels if lv.get("measured")]
     rows, words = [], []
     zero = next((lv for lv in measured if lv["changes"] == 0), None)
@@ -145,9 +157,10 @@ def _minimal(levels: Sequence[Mapping[str, Any]], current, names: Sequence[str])
             {
                 "changes": str(lv["changes"]),
                 "setting": change_words(lv["values"], current),
-                "distance": _ci(sc["distance"]),
+                "distance (search blocks)": _ci(sc["distance"]),
                 "vs recommendation": _ci(lv["vs_recommendation"]),
                 **{n: _ci(sc["metrics"][n]) for n in names},
+                **_feasibility(sc, constrained),
             }
         )
         if zero is not None and lv["changes"] > 0:
@@ -160,9 +173,12 @@ def _minimal(levels: Sequence[Mapping[str, Any]], current, names: Sequence[str])
             )
     text = (
         "The best configuration found changing 1, 2, ... knobs from the current rules (fewest "
-        "changes first), among every configuration evaluated on the search's seed blocks, the "
-        "recommendation's changes with some reverted among them. 'vs recommendation' is the "
-        "paired change of the distance (negative: nearer the target than the recommendation). "
+        "changes first), among every configuration evaluated on the search's seed blocks (the "
+        "recommendation's changes with some reverted among them), meeting the constraints where "
+        "one does. These figures are the search's own, not re-measured on fresh seeds (only the "
+        "finalists were): a setting nearer the target here than the recommendation is within "
+        "the noise that picked it, or was not a finalist. 'vs recommendation' is the paired "
+        "change of the distance (negative: nearer the target than the recommendation). "
         + ("; ".join(words) + "." if words else "")
     )
     fig = None
@@ -185,7 +201,7 @@ def _minimal(levels: Sequence[Mapping[str, Any]], current, names: Sequence[str])
     )
 
 
-def _deviations(devs: Sequence[Mapping[str, Any]]) -> Section:
+def _deviations(devs: Sequence[Mapping[str, Any]], constrained: bool) -> Section:
     measured = [d for d in devs if d.get("measured")]
     rows = [
         {
@@ -194,6 +210,7 @@ def _deviations(devs: Sequence[Mapping[str, Any]]) -> Section:
             "vs recommendation": _ci(d["vs_recommendation"]),
             "worse": "yes" if d["vs_recommendation"]["ci"][0] > 0 else "no",
             "blocks": str(d["blocks"]) + (" (raced out)" if d["raced_out"] else ""),
+            **_feasibility(d["score"], constrained),
         }
         for d in measured
     ]

@@ -151,12 +151,16 @@ class BoundTarget:
     def feasible(self, values: Mapping[str, float]) -> bool:
         return all(v <= 0 for v in self.violations(values))
 
-    def meets(self, est: Mapping[str, Estimate]) -> bool:
-        """Within noise of every value term (its 95% interval holds the value) and on the
-        right side of every constraint (by the estimate)."""
+    def meets(self, est: Mapping[str, Estimate], lowest: Mapping[str, float] | None = None) -> bool:
+        """Within noise of every value term (its 95% interval holds the value), of the lowest
+        value of every minimised metric among the compared configurations (``lowest``; its
+        interval reaches down to it) and on the right side of every constraint (by the
+        estimate)."""
         for t, r in zip(self.target.terms, self.refs, strict=True):
             e = est[r.name]
             if t.op == "=" and not e.lo <= (t.value or 0.0) <= e.hi:
+                return False
+            if t.op == "min" and lowest is not None and e.lo > lowest[r.name]:
                 return False
         return self.feasible({k: e.value for k, e in est.items()})
 
