@@ -204,8 +204,9 @@ class SeatGrid:
     game_id: np.ndarray
     share: np.ndarray
     """Win share: 1 for an outright win, 1/k for a k-way shared one, 0 otherwise."""
-    strategy: pl.Series
-    """The strategy label of every players row, game by game and seat by seat."""
+    strategy: np.ndarray
+    """The strategy of every players row as a code into :attr:`labels`, game x seat."""
+    labels: list[str]
 
 
 def seat_grid(chunk: Chunk) -> SeatGrid:
@@ -234,7 +235,16 @@ def _seat_grid(chunk: Chunk) -> SeatGrid:
     won = players["winner"].to_numpy().reshape(-1, p).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n[:, None] > 0, won / n[:, None], 0.0)
-    return SeatGrid(gid[::p], share, players["strategy"].cast(pl.String))
+    strategy = players["strategy"]
+    physical = strategy.to_physical().to_numpy() if strategy.dtype == pl.Categorical else None
+    if physical is not None:  # the logs' dictionary: its codes, not its strings
+        _, first, codes = np.unique(physical, return_index=True, return_inverse=True)
+        labels = strategy.gather(first).cast(pl.String).to_list()
+    else:
+        labels = sorted(strategy.cast(pl.String).unique().to_list())
+        codes = strategy.cast(pl.String).replace_strict(labels, range(len(labels)))
+        codes = codes.cast(pl.Int64).to_numpy()
+    return SeatGrid(gid[::p], share, codes.reshape(-1, p), labels)
 
 
 def seat_features(chunk: Chunk) -> pl.DataFrame:
@@ -290,13 +300,12 @@ def strategy_features(chunk: Chunk) -> pl.DataFrame:
     """Per game and strategy label L: ``won:L``, the summed win share of its seats, and
     ``seats:L``, how many seats it played."""
     g = seat_grid(chunk)
-    p = chunk.n_players
-    labels = sorted(g.strategy.unique().to_list())
-    code = g.strategy.replace_strict(labels, range(len(labels)), return_dtype=pl.Int64)
-    code = code.to_numpy().reshape(-1, p)
     out: dict[str, Any] = {"game_id": g.game_id}
-    for k, label in enumerate(labels):
-        mine = code == k
+    present = set(np.unique(g.strategy).tolist())
+    for k, label in sorted(enumerate(g.labels), key=lambda kl: kl[1]):
+        if k not in present:
+            continue
+        mine = g.strategy == k
         out[f"won:{label}"] = (g.share * mine).sum(axis=1)
         out[f"seats:{label}"] = mine.sum(axis=1).astype(np.float64)
     return pl.DataFrame(out)

@@ -172,7 +172,7 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
     cores = os.cpu_count() or 1
     rows: list[tuple[str, str]] = []
 
-    def config(games_per_point: int):
+    def config(games_per_point: int, chunk: int | None = None):
         return build_config(
             game.name,
             n_players=bench.players,
@@ -180,16 +180,16 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
             rotate=False,
             seed=1,
             games=games_per_point,
-            chunk_size=None,
+            chunk_size=chunk,
         )
 
     with tempfile.TemporaryDirectory() as tmp:
         for label, names in (("default metrics", None), ("shared metrics", SHARED_METRICS)):
             measurer = make_measurer(config(n)[1], names)
 
-            def plan(name: str, params, games_per_point: int, measurer=measurer):
+            def plan(name: str, params, games_per_point: int, chunk=None, measurer=measurer):
                 return plan_sweep(
-                    config(games_per_point),
+                    config(games_per_point, chunk),
                     params=list(params),
                     design="grid",
                     samples=None,
@@ -211,7 +211,9 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
             executor = ProcessExecutor(cores)
             try:
                 first = bench.study[0].split("..")[0].split(",")[0]
-                run_sweep(plan(f"warm-{label}", [first], 2 * cores * 500), executor, measurer)
+                # every worker started and its kernels loaded: many small chunks
+                warm = plan(f"warm-{label}", [first], 8 * cores * 50, chunk=50)
+                run_sweep(warm, executor, measurer)
                 t0 = time.perf_counter()
                 run_sweep(sweep, executor, measurer)
                 study = time.perf_counter() - t0
