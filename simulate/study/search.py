@@ -441,14 +441,13 @@ class Searcher:
         """Minimal changes and one-step deviations around ``rec`` on the search's blocks."""
         current = dict(self.plan.record["current"])
         changed = self.changes_of(rec.values)
-        candidates: list[Values] = []
-        for axis in self.plan.axes:  # one-step deviations first
+        candidates: list[Values] = [current]
+        for sub in subsets(changed):  # the fewest changes first: the recommendation's, some
+            candidates.append({k: rec.values[k] if k in sub else current[k] for k in rec.values})
+        for axis in self.plan.axes:  # then the one-step deviations
             k = axis.knob.key
             for v in neighbours(axis, rec.values[k]):
                 candidates.append({**rec.values, k: v})
-        for sub in subsets(changed):  # the recommendation's changes, some reverted
-            candidates.append({k: rec.values[k] if k in sub else current[k] for k in rec.values})
-        candidates.append(current)
         for values in candidates:
             self.evaluate(values, rec, budget)
         deviations = []
@@ -463,8 +462,9 @@ class Searcher:
             pool = [e for e in self.evaluated.values() if len(self.changes_of(e.values)) == n]
             if not pool:
                 continue
-            # fully played ones first: a short evaluation's lucky estimate does not win
-            best = min(pool, key=lambda e: (not e.full, not e.score.feasible, e.score.distance))
+            # by the upper end of the distance's interval: a short evaluation's lucky estimate
+            # does not win, a clearly better one does
+            best = min(pool, key=lambda e: (not e.score.feasible, e.score.hi, e.score.distance))
             levels.append({"changes": n, **self._paired(rec, best, "", best.values)})
         return {"deviations": deviations, "minimal_changes": levels}
 
