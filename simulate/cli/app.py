@@ -12,12 +12,13 @@ import typer
 def reflow(doc: str) -> str:
     """A docstring as help text: the lines of each paragraph joined, so the terminal wraps them
     (typer's rich mode keeps every line break, which breaks lines twice on a narrow
-    terminal); a paragraph with indented lines (examples) keeps its lines."""
+    terminal); a paragraph with indented lines (examples, even one line alone) keeps its
+    lines."""
     paragraphs = inspect.cleandoc(doc).split("\n\n")
     out = []
     for para in paragraphs:
         lines = para.split("\n")
-        if any(line.startswith((" ", "-")) for line in lines[1:]):
+        if any(line.startswith((" ", "-")) for line in lines):
             out.append(para)
         else:
             out.append(" ".join(line.strip() for line in lines))

@@ -1,6 +1,10 @@
-"""Helpers every command shares: compile notices, the report's mapper, executors."""
+"""Helpers every command shares: compile notices, the report's mapper, executors, and the
+options the study commands (sweep, search) declare alike."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -43,3 +47,22 @@ def study_executor(workers: int | None, backend: str, scheduler: str | None):
     if backend not in ("local", "dask"):
         raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
     return make_executor(workers, backend, scheduler)
+
+
+Players = Annotated[int | None, typer.Option("--players", "-p", help="Players per game.")]
+Strategy = Annotated[str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")]
+Rotate = Annotated[
+    bool, typer.Option("--rotate/--no-rotate", help="Rotate the lineup round the table.")
+]
+RulesFile = Annotated[
+    Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
+]
+Workers = Annotated[int | None, typer.Option(help="Worker processes (default: every core).")]
+Backend = Annotated[str, typer.Option(help="local processes, or dask.")]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
+]
+Progress = Annotated[
+    bool | None,
+    typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
+]

@@ -10,7 +10,19 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
-from simulate.cli.common import report_mapper, say_if_compiling, study_executor
+from simulate.cli.common import (
+    Backend,
+    Players,
+    Progress,
+    Rotate,
+    RulesFile,
+    Scheduler,
+    Strategy,
+    Workers,
+    report_mapper,
+    say_if_compiling,
+    study_executor,
+)
 from simulate.cli.study_reports import metric_context, parse_target, write_search_report
 
 
@@ -53,23 +65,15 @@ def search(
         int | None,
         typer.Option(help="Games of each re-measurement (default: one full evaluation)."),
     ] = None,
-    players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Players per game.")
-    ] = None,
-    strategy: Annotated[
-        str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")
-    ] = None,
-    rotate: Annotated[
-        bool, typer.Option("--rotate/--no-rotate", help="Rotate the lineup round the table.")
-    ] = False,
+    players: Players = None,
+    strategy: Strategy = None,
+    rotate: Rotate = False,
     seed: Annotated[int, typer.Option(help="Root seed of the search's blocks.")] = 0,
     assignments: Annotated[
         list[str] | None,
         typer.Option("--set", help="A fixed rule change (repeatable)."),
     ] = None,
-    rules_file: Annotated[
-        Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
-    ] = None,
+    rules_file: RulesFile = None,
     out: Annotated[
         str | None,
         typer.Option(
@@ -79,22 +83,15 @@ def search(
             "final/ and the report (a local folder).",
         ),
     ] = None,
-    workers: Annotated[
-        int | None, typer.Option(help="Worker processes (default: every core).")
-    ] = None,
-    backend: Annotated[str, typer.Option(help="local processes, or dask.")] = "local",
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
-    ] = None,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
     resume: Annotated[
         bool,
         typer.Option(help="Finish an interrupted search (replayed from its kept blocks)."),
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace a search in --out.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
-    ] = None,
+    progress: Progress = None,
 ) -> None:
     """Search the knobs for the setting nearest a target, with paired seeds and intervals.
 
@@ -109,13 +106,14 @@ def search(
 
     Examples:
 
-      dinolab search dtb --target first_share=0.5 --param dice=3..9 \\
-          --param markers_per_dino=2..5 --param bonus_markers=0..4 --budget 400000
+      dinolab search dtb --target first_share=0.5 --param dice=3..9
+          --param markers_per_dino=2..5 --param bonus_markers=0..4
 
-      dinolab search dkd --target seat_gap --param hand_size=2..6 --param first_holder=-1,0 \\
-          --rotate --budget 2000000
+      dinolab search dkd --target seat_gap --param hand_size=2..6
+          --param first_holder=-1,0 --rotate --budget 2000000
 
-      dinolab search oos --target "first_share=0.25,length=7~0.5" --param hand_size=4..8
+      dinolab search oos --target "first_share=0.25,length=7~0.5"
+          --param hand_size=4..8
     """
     from reports.metrics import MetricError
     from reports.targets import Target, TargetJudge

@@ -13,7 +13,19 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
-from simulate.cli.common import report_mapper, say_if_compiling, study_executor
+from simulate.cli.common import (
+    Backend,
+    Players,
+    Progress,
+    Rotate,
+    RulesFile,
+    Scheduler,
+    Strategy,
+    Workers,
+    report_mapper,
+    say_if_compiling,
+    study_executor,
+)
 from simulate.cli.study_reports import (
     choose_metrics,
     metric_context,
@@ -48,23 +60,15 @@ def sweep(
             "allow; `dinolab games GAME` lists them)."
         ),
     ] = None,
-    players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Players per game.")
-    ] = None,
-    strategy: Annotated[
-        str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")
-    ] = None,
-    rotate: Annotated[
-        bool, typer.Option("--rotate/--no-rotate", help="Rotate the lineup round the table.")
-    ] = False,
+    players: Players = None,
+    strategy: Strategy = None,
+    rotate: Rotate = False,
     seed: Annotated[int, typer.Option(help="Root seed, shared by every point (paired).")] = 0,
     assignments: Annotated[
         list[str] | None,
         typer.Option("--set", help="A fixed rule change for every point (repeatable)."),
     ] = None,
-    rules_file: Annotated[
-        Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
-    ] = None,
+    rules_file: RulesFile = None,
     tables: Annotated[
         str | None,
         typer.Option(
@@ -75,13 +79,9 @@ def sweep(
         str | None,
         typer.Option("--out", "-o", help="Study folder: points/, results.csv and the report."),
     ] = None,
-    workers: Annotated[
-        int | None, typer.Option(help="Worker processes (default: every core).")
-    ] = None,
-    backend: Annotated[str, typer.Option(help="local processes, or dask.")] = "local",
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
-    ] = None,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
     chunk_size: Annotated[int | None, typer.Option(help="Games per chunk.")] = None,
     target: Annotated[
         str | None,
@@ -94,10 +94,7 @@ def sweep(
         bool, typer.Option(help="Finish an interrupted sweep; only missing points are played.")
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace a sweep in --out.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
-    ] = None,
+    progress: Progress = None,
 ) -> None:
     """Play a game at every point of a grid (or a Latin hypercube) of knob values, paired.
 
@@ -112,13 +109,15 @@ def sweep(
 
     Examples:
 
-      dinolab sweep dtb --param dice=4..8 --param markers_per_dino=2..4 -n 20000 --out runs/s1
+      dinolab sweep dtb --param dice=4..8 --param markers_per_dino=2..4
+          -n 20000 --out runs/s1
 
-      dinolab sweep evo --param start_points=4,6,8 --param gene_bag.tail=3..9:3 -n 100000
+      dinolab sweep evo --param start_points=4,6,8 --param gene_bag.tail=3..9:3
 
-      dinolab sweep dkd --param deck.Tyrannosaurus.size=1..5 --param hand_size=2..4 --rotate
+      dinolab sweep dkd --param deck.Tyrannosaurus.size=1..5 --rotate
 
-      dinolab sweep dtb --param dice=3..9 --param bonus_markers=0..4 --design lhs --samples 12
+      dinolab sweep dtb --param dice=3..9 --param bonus_markers=0..4
+          --design lhs --samples 12
     """
     from reports.measure import StudyMeasurer
     from simulate.config import build_config, parse_tables
