@@ -286,7 +286,14 @@ class ProcessExecutor(Executor):
                             task = retry.pop()
                         else:
                             task, pending = pending, next(queue, None)
-                        running[pool.submit(run_task, *task)] = task
+                        try:
+                            running[pool.submit(run_task, *task)] = task
+                        except BrokenProcessPool:  # a worker died since the last result
+                            retry.append(task)
+                            broken = True
+                            break
+                    if broken:
+                        break
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in done:
                         task = running.pop(fut)
