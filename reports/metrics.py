@@ -311,6 +311,26 @@ def strategy_features(chunk: Chunk) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
+def lineup_features(chunk: Chunk) -> pl.DataFrame:
+    """Per game: ``position_J``, the win share of the seat lineup position J played (with
+    ``--rotate`` position J sits at seat ``(J + rotation) mod P``): a bot's share whatever
+    its label, so two lineups that differ in one bot's parameters compare game by game."""
+    g = seat_grid(chunk)
+    p = chunk.n_players
+    rot = chunk.table("games", ["rotation"])["rotation"].to_numpy().astype(np.int64)
+    rows = np.arange(len(rot))
+    out: dict[str, Any] = {"game_id": g.game_id}
+    for j in range(p):
+        out[f"position_{j}"] = g.share[rows, (j + rot) % p]
+    return pl.DataFrame(out)
+
+
+def _has_rotation(ctx: Context) -> str | None:
+    if "rotation" not in ctx.columns.get("games", ()):
+        return f"{ctx.game}'s games table does not log the rotation"
+    return None
+
+
 def _seats(ctx: Context) -> list[str]:
     return [str(s) for s in range(ctx.n_players)]
 
@@ -405,6 +425,18 @@ SHARED: tuple[Metric, ...] = (
         tables=("games",),
         features=lambda ctx, arg: OUTCOMES,
         formula=_mean_of("shared"),
+    ),
+    Metric(
+        "lineup_share",
+        "win share of lineup position J (the J-th bot of --strategy) over every seat it "
+        "played; fair: 1/P",
+        "share",
+        0.01,
+        arg="J",
+        args=_seats,
+        features=lambda ctx, arg: (Feature(lineup_features),),
+        formula=lambda m, arg: m[f"position_{arg}"],
+        unavailable=_has_rotation,
     ),
     Metric(
         "strategy_share",

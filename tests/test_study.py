@@ -423,3 +423,25 @@ def test_a_study_folder_of_another_kind_is_refused(cli, search_dir):
     r = cli(*SWEEP, "--out", search_dir, "--force")
     assert r.code == 2 and "made by dinolab search, not dinolab sweep" in r.err
     assert sorted(p.name for p in search_dir.iterdir()) == before
+
+
+def test_lineup_share_follows_a_bot_through_the_rotation(dkd_run):
+    """Each lineup position's share equals its strategy's where labels are unique (the
+    fixture's four different bots, seats rotated)."""
+    import importlib
+
+    from reports.measure import measure_run
+    from reports.metrics import Context, resolve
+    from simulate.rundir import Run
+
+    run = Run(dkd_run)
+    ctx = Context.of(run, importlib.import_module("reports.dino_kontra_dino"))
+    labels = list(run.manifest["strategies"])
+    refs = [resolve(f"lineup_share[{j}]", ctx) for j in range(4)]
+    refs += [resolve(f"strategy_share[{label}]", ctx) for label in labels]
+    est = measure_run(run, refs)
+    for j, label in enumerate(labels):
+        assert est[f"lineup_share[{j}]"].value == pytest.approx(
+            est[f"strategy_share[{label}]"].value, abs=1e-12
+        )
+    assert sum(est[f"lineup_share[{j}]"].value for j in range(4)) == pytest.approx(1.0, abs=0.01)

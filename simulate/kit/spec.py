@@ -75,6 +75,19 @@ class Demo:
 
 
 @dataclasses.dataclass(frozen=True)
+class Symmetry:
+    """A setup in which every seat has the same chances when every seat plays the same bot:
+    the conformance suite plays it with each of ``strategies`` (the bots cheap enough for
+    ``games`` games) and finds no seat effect, so no bot favours a seat by its number."""
+
+    players: int
+    strategies: tuple[str, ...]
+    assignments: tuple[str, ...] = ()
+    """Rule changes that make the seats alike (Dino Kontra Dino: a random first holder)."""
+    games: int = 100_000
+
+
+@dataclasses.dataclass(frozen=True)
 class Variant:
     """A paired rule variant the game's report shows (played by ``dinolab report``)."""
 
@@ -169,6 +182,8 @@ class GameSpec:
     """Optional: fit the game's bot valuations for a rule variant (``dinolab fit GAME``)."""
     schema_version: int = 1
     """Bumped whenever a logged column changes; the manifest records it."""
+    symmetry: Symmetry | None = None
+    """The game's symmetric setup, if it has one (checked by tests/test_seat_symmetry.py)."""
     log_type: type = dataclasses.field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -17,7 +17,7 @@ from simulate.games.dino_kontra_dino.kernel import play_chunk
 from simulate.games.dino_kontra_dino.replay import render
 from simulate.games.dino_kontra_dino.tables import TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry
 from strategies.dino_kontra_dino import REGISTRY
 from strategies.dino_kontra_dino.allowed import mark_free
 from strategies.dino_kontra_dino.search import SCRATCH
@@ -110,4 +110,5 @@ SPEC = GameSpec(
     demo=Demo(4, "greedy,cautious,blind,random", games=1_000_000, test_games=4000),
     report="reports.dino_kontra_dino",
     notebook="notebooks/dino_kontra_dino.ipynb",
+    symmetry=Symmetry(4, ("random", "greedy", "blind", "cautious"), ("first_holder=-1",)),
 )

@@ -23,7 +23,7 @@ from simulate.games.origin_of_species.check import play_checked
 from simulate.games.origin_of_species.kernel import kernel_inputs, play_chunk
 from simulate.games.origin_of_species.replay import render
 from simulate.games.origin_of_species.tables import TABLES, USE_COLUMNS
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry
 from strategies.origin_of_species import REGISTRY
 
 
@@ -106,4 +106,5 @@ SPEC = GameSpec(
     ),
     report="reports.origin_of_species",
     notebook="notebooks/origin_of_species.ipynb",
+    symmetry=Symmetry(4, ("random", "heuristic")),
 )
