@@ -445,3 +445,65 @@ def test_lineup_share_follows_a_bot_through_the_rotation(dkd_run):
             est[f"strategy_share[{label}]"].value, abs=1e-12
         )
     assert sum(est[f"lineup_share[{j}]"].value for j in range(4)) == pytest.approx(1.0, abs=0.01)
+
+
+# ------------------------------------------------------------------ tuning
+
+
+def test_tune_writes_a_parameter_file_a_lineup_plays(cli, tmp_path):
+    out = tmp_path / "cautious.json"
+    r = cli("tune", "dkd", "-s", "cautious", "--against", "greedy", "--budget", "40000",
+            "--param", "aim=0.5..1", "--workers", "1", "--no-progress", "--out", out)  # fmt: skip
+    assert r.code == 0, r.err
+    body = json.loads(out.read_text())
+    assert body["strategy"] == "cautious" and set(body["params"]) == {"aim", "figure"}
+    assert 0.5 <= body["params"]["aim"] <= 1 and body["params"]["figure"] == 1.0  # not tuned
+    assert body["field"] == ["greedy"] * 3 and body["games"] <= 40_000
+    w = body["strength"]["win_share"]
+    assert w["ci"][0] <= w["value"] <= w["ci"][1]
+    assert (tmp_path / "cautious.tune" / "report.html").is_file()
+    r = cli("simulate", "dkd", "-n", "200", "-s", f"cautious[params={out}],greedy", "-p", "2",
+            "--workers", "1", "--no-progress", "--out", tmp_path / "play")  # fmt: skip
+    assert r.code == 0, r.err
+    spec = json.loads((tmp_path / "play" / "manifest.json").read_text())["config"]["strategies"]
+    assert f"params={out}@" in spec[0] and f"aim={body['params']['aim']:g}" in spec[0]
+
+
+def test_tune_refusals_are_one_line(cli, tmp_path):
+    out = tmp_path / "t.json"
+    cases = [
+        (["-s", "greedy"], "no parameters to tune"),
+        (["-s", "nonsense"], "unknown strategy 'nonsense'"),
+        (["-s", "cautious", "--param", "speed=1..2"], "has the parameters aim, figure"),
+        (["-s", "cautious", "--param", "aim=0.9..0.2"], "is empty"),
+        (["-s", "cautious", "--against", "greedy,greedy"], "3 other seats"),
+        (["-s", "cautious[aim=0.5]"], "a bot's name"),
+        (["-s", "cautious", "--budget", "100"], "below one evaluation"),
+    ]
+    for extra, words in cases:
+        r = cli("tune", "dkd", *extra, "--workers", "1", "--no-progress", "--out", out)
+        assert r.code == 2 and r.err.count("\n") == 1 and words in r.err, (extra, r.err)
+        assert not out.exists() and not (tmp_path / "t.tune").exists(), extra
+    r = cli("tune", "dkd", "-s", "cautious", "--out", tmp_path / "t.csv")
+    assert r.code == 2 and "ends in .json" in r.err
+
+
+def test_a_parameter_file_sets_a_bot_and_is_checked(tmp_path):
+    from strategies.core.registry import StrategyError
+    from strategies.dino_kontra_dino import REGISTRY
+
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps({"strategy": "cautious", "params": {"aim": 0.7}, "note": "x"}))
+    s = REGISTRY.parse(f"cautious[params={f},figure=3]")
+    assert s.values == (0.7, 3.0)  # the file's value, and the one given beside it
+    assert REGISTRY.parse(s.spec).values == s.values  # a run's recorded spec plays the same
+    f.write_text(json.dumps({"strategy": "cautious", "params": {"aim": 0.8}}))
+    with pytest.raises(StrategyError, match="changed since"):
+        REGISTRY.parse(s.spec)
+    for body, words in [({"strategy": "blind", "params": {}}, "not of 'cautious'"),
+                        ({"strategy": "cautious", "params": {"aim": 2}}, "0..1"),
+                        ({"strategy": "cautious", "params": {"speed": 1}}, "no parameter"),
+                        ({"params": {}}, "not a parameter file")]:  # fmt: skip
+        f.write_text(json.dumps(body))
+        with pytest.raises(StrategyError, match=words):
+            REGISTRY.parse(f"cautious[params={f}]")

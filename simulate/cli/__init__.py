@@ -22,6 +22,7 @@ from simulate.cli import (  # noqa: F401 (commands)
     run_commands,
     search_commands,
     sweep_commands,
+    tune_commands,
 )
 from simulate.cli.app import app
 

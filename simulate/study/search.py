@@ -134,10 +134,22 @@ class SearchPlan:
     mode: str
     assignments: list[str]
     rules_file: str | None
+    bot: str | None = None
+    """Tuning: the strategy whose parameters are the knobs (lineup position 0)."""
+    field: tuple[str, ...] = ()
+    """Tuning: the other lineup positions' bots."""
 
     @property
     def settings(self) -> dict[str, Any]:
         return self.record["settings"]
+
+    def configuration(self, values: Values) -> tuple[list[str], str]:
+        """The rule changes and the lineup of a setting of the knobs."""
+        if self.bot is None:
+            knobs = [f"{k}={v}" for k, v in values.items()]
+            return [*self.assignments, *knobs], ",".join(self.config.strategies)
+        inner = ",".join(f"{k}={v}" for k, v in values.items())
+        return list(self.assignments), ",".join([f"{self.bot}[{inner}]", *self.field])
 
 
 def _multiple(n: float, step: int) -> int:
@@ -160,13 +172,20 @@ def plan_search(
     out: str,
     resume: bool,
     force: bool,
+    axes: list[Axis] | None = None,
+    bot: str | None = None,
+    field: Sequence[str] = (),
+    tool: str = "dinolab search",
 ) -> SearchPlan:
-    """Validate the whole search and split its budget; nothing is written."""
+    """Validate the whole search and split its budget; nothing is written. The knobs are rule
+    keys (``params``), or with ``bot`` given, that strategy's parameters (``axes``) in
+    lineup position 0 against ``field`` (tuning)."""
     config, setup = base
     if "://" in out and not out.startswith("file://"):
         raise DinolabError("--out of a search must be a local folder (its SQLite study)")
     store = open_store(out)
-    axes = parse_axes(setup, params)
+    if axes is None:
+        axes = parse_axes(setup, params)
     step = config.n_players if config.rotate else 1
     if not 1 <= blocks <= 100:
         raise DinolabError(f"--blocks must be in 1..100, got {blocks}")
@@ -188,7 +207,7 @@ def plan_search(
             f"with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
             "smaller --block)"
         )
-    for a in axes:
+    for a in axes if bot is None else ():
         check_point(setup.game, setup, {a.knob.key: a.knob.current_text})
     if shares_games(config.seed, fresh_seed(config.seed), 10**15):  # 1 in 10^4 of all seeds
         raise DinolabError(f"--seed {config.seed} re-measures on games of its own; choose another")
@@ -209,15 +228,27 @@ def plan_search(
         "final_games": f,
         "chunk_size": config.chunk_size,
     }
+    if bot is not None:
+        settings.update(bot=bot, field=list(field))
     record = {
-        "tool": "dinolab search",
+        "tool": tool,
         "settings": settings,
         "current": {a.knob.key: a.knob.current_text for a in axes},
         "split": {"search": search, "analysis": analysis, "final": finals},
     }
     mode = folder.check_folder(out, record, resume=resume, force=force)
     return SearchPlan(
-        config, setup, axes, target, record, store, mode, list(assignments), rules_file
+        config,
+        setup,
+        axes,
+        target,
+        record,
+        store,
+        mode,
+        list(assignments),
+        rules_file,
+        bot,
+        tuple(field),
     )
 
 
@@ -256,22 +287,20 @@ class Searcher:
         self.chunk = max(step, -(-per // step) * step)
 
     # -- configurations
-    def full_values(self, values: Values) -> list[str]:
-        return [*self.plan.assignments, *(f"{k}={v}" for k, v in values.items())]
-
     def setup_for(self, values: Values) -> Setup:
         key = key_of(values)
         if key not in self._setups:
             c = self.plan.config
+            changes, lineup = self.plan.configuration(values)
             _, setup = build_config(
                 c.game,
                 n_players=c.n_players,
-                strategies=",".join(c.strategies),
+                strategies=lineup,
                 rotate=c.rotate,
                 seed=c.seed,
                 games=1,
                 chunk_size=None,
-                assignments=self.full_values(values),
+                assignments=changes,
                 rules_file=self.plan.rules_file,
             )
             self._setups[key] = setup
@@ -497,15 +526,16 @@ class Searcher:
                 if not self.changes_of(values)
                 else folder_name(",".join(f"{k}={values[k]}" for k in self.changes_of(values)))
             )
+            changes, lineup = self.plan.configuration(values)
             cfg, setup = build_config(
                 c.game,
                 n_players=c.n_players,
-                strategies=",".join(c.strategies),
+                strategies=lineup,
                 rotate=c.rotate,
                 seed=fresh_seed(c.seed),
                 games=s["final_games"],
                 chunk_size=self.chunk * 2 * max(1, self.executor.workers),
-                assignments=self.full_values(values),
+                assignments=changes,
                 rules_file=self.plan.rules_file,
                 tables=tuple(s["tables"]) if s["tables"] is not None else None,
             )

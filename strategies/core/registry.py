@@ -12,6 +12,11 @@ as the game's widest strategy needs; ``forbid[j, o]`` is 1 when lineup position 
 option ``o`` of the game's restrictable options only when nothing else is legal (restricted
 play, Jaffe et al. 2012).
 
+Any strategy with parameters may take them from a parameter file, ``heuristic[params=FILE]``
+(a JSON file ``dinolab tune`` writes: ``{"strategy": "heuristic", "params": {"aim": 0.7}}``);
+parameters given beside it override the file's, and the spec records the file with its sha256
+like any file parameter, so a run refuses a file changed since.
+
 A strategy is restricted in its spec: ``heuristic[forbid=fur+Baleset]`` (the game's option names
 joined by ``+``; names may hold spaces, ``!`` or ``?``, not ``+``, ``,`` or brackets). The
 forbidden options are part of the strategy (its :attr:`Strategy.spec` and label), so a
@@ -37,6 +42,8 @@ MAX_SEATS = 8
 """Most lineup positions a kernel reads (the largest player count of any game)."""
 FORBID = "forbid"
 """The strategy-spec key of restricted play, ``name[forbid=a+b]``; no parameter may use it."""
+PARAMS = "params"
+"""The strategy-spec key of a parameter file, ``name[params=FILE]``; no parameter may use it."""
 
 
 def lineup_dtype(n_params: int, n_options: int) -> np.dtype:
@@ -159,7 +166,7 @@ class Registry:
             raise ValueError(f"bad strategy registry for {game}")
         names = {p.name for i in infos for p in (*i.params, *i.paths)}
         bad = [o for o in self.options if not o.strip() or set(o) & set("+,[]=") or o != o.strip()]
-        if FORBID in names or bad:
+        if FORBID in names or PARAMS in names or bad:
             raise ValueError(f"bad strategy registry for {game}: {FORBID!r} or options {bad}")
         self.n_params = max((len(i.params) for i in infos), default=0)
         self.lineup_dtype = lineup_dtype(self.n_params, len(self.options))
@@ -200,9 +207,21 @@ class Registry:
         paths = {p.name: p for p in info.paths}
         given: dict[str, tuple[str, str, Any]] = {}
         forbid: tuple[str, ...] = ()
-        for item in filter(None, (s.strip() for s in (body or "").split(","))):
+        items = [s.strip() for s in (body or "").split(",") if s.strip()]
+        file_item = next((i for i in items if i.partition("=")[0].strip() == PARAMS), None)
+        if file_item is not None:  # the file's values first, those beside it override them
+            if not info.params:
+                raise StrategyError(f"strategy '{name}' has no parameters to read from a file")
+            param_file = _load_file(
+                name, PathParam(PARAMS, "", load_params), file_item.partition("=")[2].strip()
+            )
+            given[PARAMS] = param_file
+            values.update(param_file[2].values_for(name, lookup))
+        for item in items:
             key, sep, raw = item.partition("=")
             key = key.strip()
+            if key == PARAMS:
+                continue
             if key == FORBID:
                 names = [n for n in raw.split("+") if n.strip()]
                 if not sep or not names:
@@ -230,7 +249,7 @@ class Registry:
                     f"got {raw.strip()!r}"
                 )
             values[key] = v
-        files = tuple((k, given[k][0], given[k][1]) for k in paths if k in given)
+        files = tuple((k, given[k][0], given[k][1]) for k in [*paths, PARAMS] if k in given)
         data = tuple(given[k][2] if k in given else None for k in paths)
         return Strategy(info, tuple(values[p.name] for p in info.params), files, data, forbid)
 
@@ -293,6 +312,56 @@ def _load_file(strategy: str, param: PathParam, raw: str) -> tuple[str, str, Any
             f"configured (sha256 {data.sha256[:12]}, recorded {want[:12]})"
         )
     return str(path), data.sha256, data
+
+
+@dataclasses.dataclass(frozen=True)
+class ParamsFile:
+    """A strategy's parameter values read from a JSON file (``dinolab tune`` writes them)."""
+
+    path: str
+    sha256: str
+    strategy: str
+    params: dict[str, float]
+
+    def values_for(self, name: str, lookup: dict[str, StrategyParam]) -> dict[str, float]:
+        """The file's values for strategy ``name``, each checked against its range."""
+        if self.strategy != name:
+            raise StrategyError(
+                f"{self.path} holds parameters of '{self.strategy}', not of '{name}'"
+            )
+        out = {}
+        for key, v in self.params.items():
+            p = lookup.get(key)
+            if p is None:
+                known = ", ".join(lookup) or "none"
+                raise StrategyError(
+                    f"{self.path}: strategy '{name}' has no parameter '{key}' (parameters: {known})"
+                )
+            if not isinstance(v, int | float) or isinstance(v, bool) or not p.lo <= v <= p.hi:
+                raise StrategyError(
+                    f"{self.path}: {name}.{key} must be a number in {p.lo:g}..{p.hi:g}, got {v!r}"
+                )
+            out[key] = float(v)
+        return out
+
+
+def load_params(path: str) -> ParamsFile:
+    """A parameter file: JSON with ``strategy`` and ``params`` (other keys, such as the
+    measurements ``dinolab tune`` records, are kept in the file but not read)."""
+    import hashlib
+    import json
+
+    raw = Path(path).read_bytes()
+    try:
+        data = json.loads(raw)
+        strategy, params = data["strategy"], data["params"]
+        if not isinstance(strategy, str) or not isinstance(params, dict):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise StrategyError(
+            f'{path} is not a parameter file (JSON with "strategy" and "params")'
+        ) from None
+    return ParamsFile(path, hashlib.sha256(raw).hexdigest(), strategy, dict(params))
 
 
 def split_lineup(text: str) -> list[str]:

@@ -1,0 +1,151 @@
+"""``dinolab tune``: a bot's parameters tuned by self-play (a search over its parameters)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from rules.core.errors import DinolabError
+from simulate.cli.app import app, echo
+from simulate.cli.common import (
+    Backend,
+    Players,
+    Progress,
+    RulesFile,
+    Scheduler,
+    Workers,
+    report_mapper,
+    say_if_compiling,
+    study_executor,
+)
+from simulate.cli.study_reports import metric_context, parse_target, write_search_report
+
+
+@app.command()
+def tune(
+    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. oos.")],
+    strategy: Annotated[
+        str,
+        typer.Option("--strategy", "-s", help="The bot whose declared parameters are tuned."),
+    ],
+    against: Annotated[
+        str,
+        typer.Option(
+            help="The field: one bot for every other seat, or one per other seat "
+            "(default: the game's default bot).",
+        ),
+    ] = "",
+    budget: Annotated[int, typer.Option(help="Games to spend in all.")] = 200_000,
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The parameter file to write (.json); its working folder is "
+            "beside it (FILE.tune/).",
+        ),
+    ] = "tuned.json",
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            help="Tune only these parameters, or over a narrower range: KEY=LO..HI or "
+            "KEY=V1,V2 (default: every declared parameter over its whole range).",
+        ),
+    ] = None,
+    players: Players = None,
+    seed: Annotated[int, typer.Option(help="Root seed of the tuning's seed blocks.")] = 0,
+    block: Annotated[
+        int | None, typer.Option(help="Games per seed block (default: budget / 80).")
+    ] = None,
+    assignments: Annotated[
+        list[str] | None, typer.Option("--set", help="A rule change (repeatable).")
+    ] = None,
+    rules_file: RulesFile = None,
+    workers: Workers = None,
+    backend: Backend = "local",
+    scheduler: Scheduler = None,
+    resume: Annotated[
+        bool, typer.Option(help="Finish an interrupted tuning (replayed from its blocks).")
+    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace a tuning's working folder.")] = False,
+    progress: Progress = None,
+) -> None:
+    """Tune a bot's parameters by self-play: the most win share against a field.
+
+    The bot plays lineup position 0 and the field the other seats, seats rotated; Optuna's
+    TPE sampler proposes parameters, every proposal plays the same seed blocks and races the
+    best so far, and the best and the default parameters are re-measured on fresh seeds. FILE
+    holds the parameters, the field, the rules, the seeds and the measured strength (with
+    its 95% interval and the paired change from the defaults); play it with
+    --strategy "NAME[params=FILE]". The working folder FILE.tune/ holds the search (its
+    report.html, search.db) and makes --resume possible.
+
+    Examples:
+
+      dinolab tune oos --strategy heuristic --against heuristic --budget 400000
+          --out oos-tuned.json
+
+      dinolab tune dkd -s cautious --against greedy --param aim=0.5..1 -p 3
+    """
+    from reports.metrics import MetricError
+    from reports.targets import TargetJudge
+    from simulate.config import parse_tables
+    from simulate.games import get_game
+    from simulate.progress import progress_bar, want_progress
+    from simulate.study.search import Searcher, run_search
+    from simulate.study.tune import TARGET, plan_tune, write_params
+
+    g = get_game(game)
+    field = against or g.default_strategy
+    plan = plan_tune(
+        g.name,
+        strategy=strategy,
+        against=field,
+        players=players,
+        params=param or [],
+        budget=budget,
+        block=block,
+        seed=seed,
+        assignments=list(assignments or []),
+        rules_file=str(rules_file) if rules_file else None,
+        tables=parse_tables(g, "games"),
+        out=out,
+        resume=resume,
+        force=force,
+    )
+    try:
+        judge = TargetJudge(parse_target(TARGET, metric_context(plan.setup, None)))
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+    executor = study_executor(workers, backend, scheduler)
+    s = plan.settings
+    echo(
+        f"{g.title}: tuning {strategy} ({', '.join(a.describe() for a in plan.axes)}) against "
+        f"{', '.join(s['field'])}, {s['players']} players, seats rotated; budget {budget:,} "
+        f"games (blocks of {s['block']:,})"
+    )
+    say_if_compiling(g)
+    try:
+        with progress_bar(f"tune {g.name}", want_progress(progress)) as update:
+            run_search(plan, Searcher(plan, executor, judge, echo, update))
+        html, _ = write_search_report(
+            str(plan.store.local), report_mapper(backend, scheduler, workers, executor)
+        )
+    except KeyboardInterrupt:
+        typer.echo("interrupted; run the same command with --resume to finish", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        executor.close()
+    body = write_params(plan, out)
+    st = body["strength"]
+    w, d = st["win_share"], st["change_from_defaults"]
+    echo(f"{strategy} tuned: " + ", ".join(f"{k}={v:g}" for k, v in body["params"].items()))
+    echo(
+        f"  win share {w['value']:.2%} [{w['ci'][0]:.2%}, {w['ci'][1]:.2%}] against "
+        f"{', '.join(s['field'])} (fair {st['fair_share']:.2%}); change from the defaults "
+        f"{d['value'] * 100:+.2f} pp [{d['ci'][0] * 100:+.2f}, {d['ci'][1] * 100:+.2f}] on "
+        f"{st['measured_on']:,} fresh games"
+    )
+    echo(f'wrote {out} (play it: --strategy "{strategy}[params={out}]") and {html}')
