@@ -1,5 +1,6 @@
 """Origin of Species bots: every bot plays every player count, the ladder holds within the
-sampling error, restricted play is honoured, and the search bot never reads hidden cards.
+sampling error, restricted play is honoured, the search bot never reads hidden cards, and the
+heuristic favours no seat by its number when it chooses among other players' animals.
 
 Strength tests rotate the tested bot through every seat over the same deals and compare its
 win share (shared wins count 1/k) with the fair share 1/n, requiring the difference to exceed
@@ -17,17 +18,25 @@ from rules.origin_of_species.constants import (
     CARNIVORE,
     DEVELOP,
     FAT_TISSUE,
+    FEED,
+    HIGH_BODY_WEIGHT,
     N_TRAITS,
+    OP_ATTACK,
+    OP_PIRACY,
+    OP_TOP,
     PARASITE,
+    PIRACY,
     ROUND_DONE,
 )
-from rules.origin_of_species.engine import actions, advance, apply, deal
+from rules.origin_of_species.engine import actions, advance, apply, deal, op_of
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import make_table, new_states
 from simulate.games.origin_of_species.check import play_checked, run_games, setup_of
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
+from strategies.origin_of_species.heuristic import DEFAULTS, heuristic
 from strategies.origin_of_species.search import SCRATCH, determinise
+from tests.test_origin_of_species_rules import animal, develop, feeding, game, hand_only, type_of
 
 P0 = OosParameters()
 DECK = P0.load_deck()
@@ -157,3 +166,60 @@ def test_search_does_not_peek_at_hidden_cards():
         determinise(tb, xy[1], 0, np.uint64(77))
     assert (np.array(xy[0].hand) == np.array(xy[1].hand)).all()
     assert (np.array(xy[0].deck) == np.array(xy[1].deck)).all()
+
+
+def equal_candidates(kind: str):
+    """A 4-player position where seat 1 chooses between two equal animals of seats 0 and 3:
+    ``attack`` (a hungry carnivore, an empty bank), ``piracy`` (a hungry pirate, two unfed
+    animals holding a token) or ``parasite`` (only a Parasite card in hand, no own animal; the
+    hosts' High Body Weight animals).
+    Returns the table, the state, the pending decision and the action's op expected."""
+    tb, st = game(4, seed=5)
+    st.n_an[:] = 0
+    if kind == "parasite":  # hosts worth the card: each has a High Body Weight animal
+        for q in (0, 3):
+            animal(tb, st, q)
+            animal(tb, st, q, HIGH_BODY_WEIGHT)
+        animal(tb, st, 2)
+        hand_only(st, 1, type_of(PARASITE, CARNIVORE))
+        develop(tb, st, 1)
+        return tb, st, DEVELOP, OP_TOP
+    if kind == "attack":
+        animal(tb, st, 1, CARNIVORE)
+        animal(tb, st, 0)
+        animal(tb, st, 3)
+        k = feeding(tb, st, 0, first=1)
+        return tb, st, k, OP_ATTACK
+    animal(tb, st, 1, PIRACY)
+    animal(tb, st, 0, HIGH_BODY_WEIGHT, food=1)
+    animal(tb, st, 3, HIGH_BODY_WEIGHT, food=1)
+    k = feeding(tb, st, 3, first=1)
+    return tb, st, k, OP_PIRACY
+
+
+@pytest.mark.parametrize("kind", ["attack", "piracy", "parasite"])
+def test_heuristic_breaks_ties_between_seats_at_random(kind):
+    """Issue 16: equal candidates of two opponents are each chosen about half the time (the
+    old heuristic scanned from seat 0 and always took seat 0's). Each trial reseeds only the
+    bot stream of seat 1; the share must be within four binomial standard errors of 1/2."""
+    tb, base, k, op = equal_candidates(kind)
+    assert k in (FEED, DEVELOP) and base.actor == 1 and base.kind == k
+    hp = np.array(DEFAULTS)
+    if kind == "parasite":
+        hp[0] = 0.0  # animals=0: the card goes to a host rather than into play as an animal
+    fb = np.zeros(len(REGISTRY.options), dtype=np.uint8)
+    trials = 400
+    seats = []
+    states = new_states(1)
+    with np.errstate(over="ignore"):
+        for i in range(trials):
+            states[0] = base
+            st = states[0]
+            st.rng[2] = game_key(np.uint64(16), np.uint64(i))
+            a = int(heuristic(tb, st, hp, fb, False))
+            assert a >= 0 and op_of(a) == op, (kind, hex(a))
+            seats.append((a >> 16) & 0xFF)
+    assert set(seats) <= {0, 3}, seats
+    share = seats.count(0) / trials
+    se = (0.25 / trials) ** 0.5
+    assert abs(share - 0.5) <= 4 * se, (kind, share, se)

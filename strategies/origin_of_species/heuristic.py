@@ -35,6 +35,11 @@ a token less, still holds more than its own animals need.
 with the least at stake if that is worth less than the prey; Tail Loss of the cheapest card (a
 Parasite first: it also lowers the need).
 
+**Seat symmetry.** The bot favours no seat by its number: it scans the other players from its
+own left (seat ``s + 1``, ``s + 2``, ... modulo n) and every choice of the best candidate breaks
+ties between equal values at random with its own stream (:func:`better`, reservoir sampling),
+never by seat or index order. Sums over the table need neither.
+
 Parameters (``hp``, see ``strategies/origin_of_species/__init__.py``): 0 ``animals``,
 1 ``caution``, 2 ``aggression``, 3 ``defence``, 4 ``carnivore``, 5 ``parasite``, 6 ``fat``,
 7 ``links``, 8 ``utility``, 9 ``pass_at``, 10 ``tail_first``, 11 ``fat_bank``.
@@ -45,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.core.jit import jit, jit_inline
+from rules.core.rng import uniform
 from rules.origin_of_species.board import (
     B_CAMO,
     B_CARN,
@@ -153,6 +159,22 @@ def blocked(tb, st, fb, strict, action) -> bool:
         return False
     o = option_of(tb, st, action)
     return o >= 0 and fb[o] != 0
+
+
+@jit_inline
+def better(st, v, best, ties) -> tuple[bool, float, np.int64]:
+    """Reservoir tie-breaking for a running argmax: whether candidate value ``v`` takes the
+    place of the current pick (value ``best``, one of ``ties`` equal candidates so far; 0 when
+    the pick is a default that keeps its ties, such as passing), and the new ``best`` and
+    ``ties``. The k-th equal candidate is kept with probability 1/k, drawn from the deciding
+    seat's bot stream, so each of k equal candidates ends up chosen with chance 1/k whatever
+    the order of the scan."""
+    if v > best:
+        return True, v, np.int64(1)
+    if v == best and ties > 0:
+        ties += 1
+        return uniform(st.rng, 1 + st.actor) * ties < 1.0, best, ties
+    return False, best, ties
 
 
 # ---------------------------------------------------------------- estimates
@@ -403,6 +425,7 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     protective = tr in (BURROWING, CAMOUFLAGE, RUNNING, MIMICRY)
     protective = protective or tr in (TAIL_LOSS, POISONOUS)
     pick = np.int64(-1)
+    ties = np.int64(0)
     for a in range(st.n_an[s]):
         m = st.an_tr[s, a]
         if tr == FAT_TISSUE:
@@ -419,8 +442,8 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
             v = st.bot_f[SA + a] * st.bot_f[PF + a]
         else:
             v = st.bot_f[PF + a] - 0.01 * cards
-        if v > best:
-            best = v
+        take, best, ties = better(st, v, best, ties)
+        if take:
             pick = a
     if pick < 0:
         return NEG, np.int64(-1)
@@ -434,7 +457,8 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
 def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     """Best opponent animal for a Parasite: how much it lowers its owner's expected points
     (the owner feeds in table order; the Parasite's own points go to that owner). Per
-    opponent the candidate is its animal with the most at stake (it delays every other)."""
+    opponent the candidate is its animal with the most at stake (it delays every other).
+    Opponents from the bot's left; equal candidates at random (:func:`better`)."""
     bank = ctx[0]
     best = NEG
     tgt = np.int64(-1)
@@ -443,16 +467,18 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     extra = tb.food[PARASITE]
     gain = tb.trait_points + tb.bonus[PARASITE]
     cau = hp[1] if hp[1] > 0.05 else 0.05
-    for o in range(n):
-        if o == s or st.n_an[o] == 0:
+    ties = np.int64(0)
+    for i in range(1, n):
+        o = (s + i) % n
+        if st.n_an[o] == 0:
             continue
         x = -1
         sx = -1.0
+        xties = np.int64(0)
         for t in range(st.n_an[o]):
             if not st.an_tr[o, t] & B_PARA:
-                v = stakes(tb, st, o, t)
-                if v > sx:
-                    sx = v
+                take, sx, xties = better(st, stakes(tb, st, o, t), sx, xties)
+                if take:
                     x = t
         if x < 0:
             continue
@@ -474,8 +500,8 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
                 c2 += e
                 after += at_least(c2, mu, sig) * v
         harm = (before - after) * w * hp[5]
-        if harm > best:
-            best = harm
+        take, best, ties = better(st, harm, best, ties)
+        if take:
             tgt = (np.int64(o) << 16) | (np.int64(x) << 8)
     return best, tgt
 
@@ -491,6 +517,7 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     bonus = 0.6 * hp[7] if kind == LINK_COOP else (-0.2 if kind == LINK_SYMB else 0.4 * hp[7])
     best = NEG
     tgt = np.int64(-1)
+    ties = np.int64(0)
     n = st.n_an[s]
     for a in range(n):
         for b in range(n):
@@ -504,8 +531,8 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
                 v += hp[3] * threat * 0.3 * st.bot_f[SA + b] - 0.2 * st.an_need[s, a]
             else:
                 v -= 0.2 * (st.an_links[s, a] + st.an_links[s, b])
-            if v > best:
-                best = v
+            take, best, ties = better(st, v, best, ties)
+            if take:
                 tgt = (np.int64(s) << 16) | (np.int64(a) << 8) | np.int64(b)
     return best, tgt
 
@@ -556,6 +583,7 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
     ctx = dev_context(tb, st, hp, s)
     best = hp[9] if st.last == 0 else 0.0
     choice = np.int64(PASS)
+    ties = np.int64(0)  # passing keeps its ties: a play must be worth more
     animal_ok = not blocked(tb, st, fb, strict, pack(OP_ANIMAL, 0, 0, 0, 0))
     for ty in range(tb.n_types):
         if st.hand[s, ty] == 0:
@@ -568,18 +596,21 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
             v1, a1 = dev_option(tb, st, hp, s, ty, np.int64(1), ctx)
         k0 = max(v0, 0.0)
         k1 = max(v1, 0.0)
-        if a0 >= 0 and v0 - 0.1 * k1 > best:
-            best = v0 - 0.1 * k1
-            choice = a0
-        if a1 >= 0 and v1 - 0.1 * k0 > best:
-            best = v1 - 0.1 * k0
-            choice = a1
+        if a0 >= 0:
+            take, best, ties = better(st, v0 - 0.1 * k1, best, ties)
+            if take:
+                choice = a0
+        if a1 >= 0:
+            take, best, ties = better(st, v1 - 0.1 * k0, best, ties)
+            if take:
+                choice = a1
         if animal_ok:
             va, aa = dev_option(tb, st, hp, s, ty, np.int64(2), ctx)
             va -= 0.1 * max(k0, k1)
-            if aa >= 0 and va > best:
-                best = va
-                choice = aa
+            if aa >= 0:
+                take, best, ties = better(st, va, best, ties)
+                if take:
+                    choice = aa
     return choice
 
 
@@ -645,14 +676,15 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                 bv = NEG
                 bo = -1
                 bt = -1
-                for o in range(n):
-                    if o == s:
-                        continue
+                ties = np.int64(0)
+                for i in range(1, n):  # opponents from the left
+                    o = (s + i) % n
                     for t in range(st.n_an[o]):
                         if victim_ok(st, o, t):
                             v = stakes(tb, st, o, t) - 2.0 * (st.an_need[o, t] - st.an_food[o, t])
-                            if v > bv:
-                                bv, bo, bt = v, o, t
+                            take, bv, ties = better(st, v, bv, ties)
+                            if take:
+                                bo, bt = o, t
                 if bo >= 0 and hp[8] > 0.0:
                     return pack(OP_PIRACY, 0, bo, a, bt)
     # free: Hibernation when the bank cannot feed the animal
@@ -678,6 +710,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
         # red token
         best_red = NEG
         red_a = -1
+        ties = np.int64(0)
         if bank > 0:
             for a in range(na):
                 if not red_ok(tb, st, s, a):
@@ -693,8 +726,9 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                             v += 1.0
                 else:
                     v = 1.0 + 0.5 * hp[6]
-                if v > best_red:
-                    best_red, red_a = v, a
+                take, best_red, ties = better(st, v, best_red, ties)
+                if take:
+                    red_a = a
         # attack, if it can be worth more than the red token
         if hp[2] > 0.0 and not blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
             red_cost = 0.0
@@ -703,24 +737,26 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
             need_v = red_cost / hp[2]
             best_att = NEG
             att = np.int64(-1)
+            ties = np.int64(0)
             max_prey = -1.0
             for c in range(na):
                 if not carn_ready(tb, st, s, c):
                     continue
                 if max_prey < 0.0:
                     max_prey = 0.0
-                    for o in range(n):
+                    for o in range(n):  # a maximum: any order
                         if o != s:
                             for t in range(st.n_an[o]):
                                 max_prey = max(max_prey, stakes(tb, st, o, t))
                 if stakes(tb, st, s, c) + 1.6 + max_prey <= need_v:
                     continue
-                for o in range(n):
+                for i in range(1, n + 1):  # from the left, own animals last
+                    o = (s + i) % n
                     for t in range(st.n_an[o]):
                         if target_ok(tb, st, s, c, o, t):
                             v = attack_value(tb, st, s, c, o, t)
-                            if v > best_att:
-                                best_att = v
+                            take, best_att, ties = better(st, v, best_att, ties)
+                            if take:
                                 att = pack(OP_ATTACK, 0, o, c, t)
             if att >= 0 and best_att > need_v and best_att > 0.0:
                 return att
@@ -766,6 +802,7 @@ def defend_choice(tb, st, hp, fb, strict) -> np.int64:
     m = defend_actions(tb, st, COUNT)
     best = NEG
     choice = defend_actions(tb, st, FIRST)
+    ties = np.int64(0)
     tail_first = hp[10] >= 0.5
     for k in range(m):
         a = defend_actions(tb, st, k)
@@ -783,8 +820,8 @@ def defend_choice(tb, st, hp, fb, strict) -> np.int64:
             v = 0.0
         if blocked(tb, st, fb, strict, a):
             continue
-        if v > best:
-            best = v
+        take, best, ties = better(st, v, best, ties)
+        if take:
             choice = a
     return choice
 
@@ -796,6 +833,7 @@ def link_choice(tb, st, fb, strict) -> np.int64:
     s = st.actor
     best = NEG
     choice = np.int64(-1)
+    ties = np.int64(0)
     for l in range(st.n_ln[s]):
         if fireable(tb, st, s, l):
             x = link_target(st, s, l)
@@ -803,8 +841,8 @@ def link_choice(tb, st, fb, strict) -> np.int64:
             v = stakes(tb, st, s, x) + (5.0 if not is_fed(st, s, x) else 0.0)
             if blocked(tb, st, fb, strict, a):
                 v -= 1000.0
-            if v > best:
-                best = v
+            take, best, ties = better(st, v, best, ties)
+            if take:
                 choice = a
     return choice
 
@@ -815,11 +853,12 @@ def scav_choice(tb, st, fb, strict) -> np.int64:
     q = st.actor
     best = NEG
     choice = np.int64(-1)
+    ties = np.int64(0)
     for x in range(st.n_an[q]):
         if st.an_tr[q, x] & B_SCAV and room(st, q, x, tb.scav_fat != 0) > 0:
             v = stakes(tb, st, q, x) + (5.0 if not is_fed(st, q, x) else 0.0)
-            if v > best:
-                best = v
+            take, best, ties = better(st, v, best, ties)
+            if take:
                 choice = pack(OP_SCAVENGE, 0, q, x, 0)
     return choice
 

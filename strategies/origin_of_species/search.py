@@ -16,7 +16,9 @@ Rollouts never see hidden information: each starts from a *determinised* copy
 and the cards the bot cannot see (the other hands and the deck) are dealt again at random
 from the cards it has not seen (all cards, less its own hand, the traits ever played face
 up and its own animal cards). The i-th rollout of every candidate uses the same
-determinisation (common random numbers).
+determinisation (common random numbers). The best mean wins; the heuristic's choice keeps
+its ties, and ties between the other candidates are broken at random with the bot's own stream
+(``heuristic.better``), never by the order of the candidates (which follows the seats).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from rules.origin_of_species.state import CHANCE, N_STREAMS, STATE
 from strategies.origin_of_species.heuristic import (
     DEFAULTS,
     NEG,
+    better,
     blocked,
     dev_context,
     dev_option,
@@ -213,8 +216,12 @@ def search(lineup, j, tb, st, worlds, strict) -> np.int64:
             apply(tb, sim, cand[c])
             rollout(tb, sim, hp, free, loose)
             value[c] += outcome(tb, sim, seat)
+    # the heuristic's choice keeps its ties (``ties`` 0); equal others at random
     best = 0
+    bv = value[0]
+    ties = np.int64(0)
     for c in range(1, m):
-        if value[c] > value[best]:
+        take, bv, ties = better(st, value[c], bv, ties)
+        if take:
             best = c
     return cand[best]
