@@ -1,20 +1,28 @@
-"""EVO bots: restricted play, the value table parameter, the fit command, bidding and cards."""
+"""EVO bots: restricted play, the value table parameter, the fit command, bidding and cards,
+seat symmetry."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from rules.core.jit import records
+from rules.core.rng import seed_streams
+from rules.evo.board import add_dino
 from rules.evo.cards import (
+    ACCIDENT,
     CARDS,
     DOUBLING,
     GENE_GUARD,
     MISSING_LINK,
     SURPRISE,
     TOUGH_YOUNG,
+    TRUCE,
+    W_CLIMATE,
+    W_MOVEMENT,
     WANDERERS,
 )
-from rules.evo.constants import BID, GENES, PASS
+from rules.evo.constants import BID, CARD_PLAY, GENES, HORN, MAX_PLAYERS, MOVE, PASS, TEMPERATE
 from rules.evo.engine import ST_AUCTION_START, apply, pack
 from rules.evo.options import OPTIONS, card_option
 from simulate.games.evo import SPEC as GAME
@@ -30,6 +38,8 @@ from simulate.kit.play import play
 from strategies.core.registry import StrategyError
 from strategies.evo import REGISTRY
 from strategies.evo.allowed import all_forbidden, forbidden, n_allowed, uses_forbidden
+from strategies.evo.bots import choose
+from strategies.evo.search import SCRATCH
 from strategies.evo.values import BUILTIN, builtin, load
 from tests.test_evo_rules import empty_board, run
 
@@ -285,3 +295,95 @@ def test_pass_is_never_a_bid_in_the_normal_game(evo_heuristic_run):
     missing = evo_heuristic_run["cards"].to_pydict()["card"].count(MISSING_LINK)
     assert len(bids["round"]) == 4 * auctions - missing
     assert PASS == -1
+
+
+# ---------------------------------------------------------------- seat symmetry (issue 16)
+
+SYMMETRIC_BOTS = ["heuristic", "heuristic-v1"]
+TRIALS = 400
+SEATS = [(3, (0, 1)), (0, (1, 2)), (2, (3, 1))]
+"""(bot seat, two rivals): the rivals are the lowest seats, the two on its left, one on its left
+and one on its right (listed first)."""
+SEAT_IDS = ["3-vs-0,1", "0-vs-1,2", "2-vs-3,1"]
+
+
+def equal_rivals(bot: str, seat: int, rivals: tuple[int, int]):
+    """Seat ``seat`` (bot ``bot``) with a dino on a temperate region next to one dino of each
+    rival on two neighbours of the same terrain, the rivals five dinos each (Baleset's
+    minimum) and equal points; the fourth seat has fewer points, and no dino next to the bot's.
+    Returns the dispatch's inputs and the state."""
+    tb, st, _ = empty_board(4)
+    st.peace = 0
+    st.truce[:4] = -1
+    st.points[:4] = 7
+    other = ({0, 1, 2, 3} - {seat, *rivals}).pop()
+    st.points[other] = 3
+    temperate = [t for t in range(4) if tb.zone[st.climate, t] == TEMPERATE]
+    for r in range(tb.n_regions):
+        near = [int(x) for x in tb.adj[r, : tb.deg[r]] if tb.terrain[x] == tb.terrain[r]]
+        if tb.terrain[r] in temperate and len(near) >= 2:
+            break
+    add_dino(st, seat, r)
+    add_dino(st, rivals[0], near[0])
+    add_dino(st, rivals[1], near[1])
+    used = {r, *near, *tb.adj[r, : tb.deg[r]]}
+    spare = (x for x in range(tb.n_regions) if x not in used)
+    for q in (*rivals, other):
+        while st.n_dinos[q] < 5:
+            add_dino(st, q, next(spare))
+    scratch = records(1, SCRATCH)
+    for j in range(MAX_PLAYERS + 1):
+        builtin().fill(scratch[0].values[j], 4)
+    lu = REGISTRY.lineup_record(REGISTRY.lineup(bot, 4))[0]
+    return (lu, seat, tb, st, seat, scratch[0]), st
+
+
+def shares(args, st, decide) -> dict[int, int]:
+    """How often each seat is the one chosen by ``decide(action)`` over TRIALS bot streams
+    (the chance stream and the position stay the same)."""
+    counts: dict[int, int] = {}
+    with np.errstate(over="ignore"):
+        for i in range(TRIALS):  # the bots change nothing in the state but their streams
+            seed_streams(st.rng[:5], np.uint64(12345), np.uint64(1000 + i))
+            q = decide(int(choose(*args)))
+            counts[q] = counts.get(q, 0) + 1
+    return counts
+
+
+def assert_even(counts: dict[int, int], rivals: tuple[int, int]) -> None:
+    """Both rivals chosen, each about half the time (within four binomial standard errors)."""
+    assert set(counts) == set(rivals), counts
+    share = counts[rivals[0]] / TRIALS
+    assert abs(share - 0.5) <= 4 * (0.25 / TRIALS) ** 0.5, counts
+
+
+@pytest.mark.parametrize("bot", SYMMETRIC_BOTS)
+@pytest.mark.parametrize(("seat", "rivals"), SEATS, ids=SEAT_IDS)
+def test_an_attack_between_two_equal_enemy_dinos_favours_no_seat(bot, seat, rivals):
+    args, st = equal_rivals(bot, seat, rivals)
+    st.kind, st.actor, st.mp = MOVE, seat, 1
+    st.genes[:4, HORN] = 0
+    st.genes[seat, HORN] = 2  # the bot wins on 5 of 6: attacking either dino is worth it
+    counts = shares(args, st, lambda a: int(st.owner[a & 0xFFFF]))
+    assert_even(counts, rivals)
+
+
+@pytest.mark.parametrize("bot", SYMMETRIC_BOTS)
+@pytest.mark.parametrize(("seat", "rivals"), SEATS, ids=SEAT_IDS)
+@pytest.mark.parametrize(
+    ("card", "window"), [(ACCIDENT, W_CLIMATE), (TRUCE, W_MOVEMENT)], ids=["Baleset", "gaz"]
+)
+def test_a_card_between_two_equal_rivals_favours_no_seat(bot, seat, rivals, card, window):
+    """Baleset on the leaders (equal points), Védelmi gáz against the players with most
+    attackers (one each): either rival, half the time each."""
+    args, st = equal_rivals(bot, seat, rivals)
+    st.kind, st.actor, st.window, st.react = CARD_PLAY, seat, window, -1
+    st.options = 1 << (card - 1)
+    st.hand[seat] = st.options
+    st.genes[:4, HORN] = 1  # each rival's dino can attack the bot's (2 faces of 6)
+
+    def target(a: int) -> int:
+        assert a >> 16 == card, a
+        return int(st.owner[a & 0xFFFF]) if card == ACCIDENT else a & 0xFFFF
+
+    assert_even(shares(args, st, target), rivals)

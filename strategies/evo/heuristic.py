@@ -29,14 +29,20 @@ expected gain beats the risk; spare points move dinos towards regions likely to 
 temperate next round. Newborns go where they survive this round and, by ``foresight``, the
 next; with Kemény kölykök also onto an enemy dino when the odds times (the region plus the
 kill) beat the best empty region. Cards are played by the rules of :func:`card_target`.
+
+Seat symmetry: no choice depends on a seat's number. Choices among players scan them from the
+bot's own left (seat + 1, seat + 2, ... modulo n), and every argmax (or argmin) breaks ties
+between equally good candidates at random with the bot's own stream (:func:`keep_tie`), never
+by seat, region, row or list order (equal positional moves are first told apart by their
+:func:`room`). Loops over players that only sum or test need no order.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
-from rules.core.rng import uniform
+from rules.core.jit import jit, jit_inline
+from rules.core.rng import bounded, uniform
 from rules.evo.board import allowance, attack_odds, zone_of
 from rules.evo.cards import (
     ACCIDENT,
@@ -91,7 +97,7 @@ from rules.evo.constants import (
     WARM,
 )
 from rules.evo.engine import bid_cap, min_bid, pack, zone_count
-from rules.evo.events import cards_open, targets
+from rules.evo.events import cards_open
 from rules.evo.state import E_GENE_GUARD, E_HEAT_SKIN, E_NEOPRENE
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.values import relative_value
@@ -153,6 +159,14 @@ TAKE = _mask(
 """Cards worth taking with Osztódás (which has no other use): every card the heuristic plays to
 an effect of its own later; not Alvógén, Én jövök előbb!, Bolond időjárás (often useless) or
 Hiányzó láncszem."""
+
+
+@jit_inline
+def keep_tie(st, seat: int, ties: int) -> bool:
+    """Reservoir tie-breaking: whether the ``ties``-th candidate as good as the best so far
+    replaces it (probability 1 / ``ties``, drawn from ``seat``'s bot stream), so each of k
+    equal candidates is chosen with probability 1/k whatever their order."""
+    return bounded(st.rng, 1 + seat, ties) == 0
 
 
 @jit
@@ -240,7 +254,7 @@ def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
             wk.first[x] = x
             wk.depth[x] = 1
             tail += 1
-    best, step = -1.0, -1
+    best, step, ties = -1.0, -1, 0
     fs = wk.hp[1]
     horizon = mp  # once a safe region is found, look at most this much deeper
     while head < tail:
@@ -253,8 +267,12 @@ def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
             if zone_of(tb, st, x) == TEMPERATE:
                 score += 0.5
             if score > best:
-                best, step = score, wk.first[x]
+                best, step, ties = score, wk.first[x], 1
                 horizon = min(mp, wk.depth[x] + np.int64(fs + 0.5))
+            elif score == best:
+                ties += 1
+                if keep_tie(st, st.actor, ties):
+                    step = wk.first[x]
         if wk.depth[x] < mp:
             for i in range(tb.deg[x]):
                 y = tb.adj[x, i]
@@ -268,18 +286,34 @@ def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
 
 
 @jit
+def room(tb, st, r: int, x: int) -> int:
+    """Empty regions around ``x`` once the dino on ``r`` has stepped there (``r`` included):
+    room for the newborns next to it."""
+    free = 0
+    for i in range(tb.deg[x]):
+        y = tb.adj[x, i]
+        if st.owner[y] < 0 or y == r:
+            free += 1
+    return free
+
+
+@jit
 def choose_move(tb, st, wk) -> np.int64:
     """Save doomed dinos, then attack with positive expected value, then improve positions.
 
     One pass over the dinos' neighbours scores all three kinds of step (escapes first, then
     attacks, then positional moves); the breadth-first :func:`escape` runs only for a doomed
-    dino with no safe neighbour when more than one leg point is left.
+    dino with no safe neighbour when more than one leg point is left. A step must score above
+    0 (else it stops). Of equal positional moves the one into more :func:`room` is taken;
+    otherwise equal steps are chosen between at random (issue 16: a fixed order, such as the
+    lowest region, is a bias of its own).
     """
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
     agg, fs = wk.hp[0], wk.hp[1]
-    best, action = 0.0, np.int64(PASS)
+    best, action, ties = 0.0, np.int64(PASS), 0  # ties: steps scoring ``best`` (0: none)
+    best_room = -1  # the best positional move's room (-1: escapes and attacks)
     stuck = 0  # doomed dinos without a safe neighbour
     for k in range(st.n_dinos[s]):
         r = st.pieces[s, k]
@@ -291,6 +325,7 @@ def choose_move(tb, st, wk) -> np.int64:
         for i in range(tb.deg[r]):
             x = tb.adj[r, i]
             o = st.owner[x]
+            space = -1
             if o < 0:
                 zx = st.rzone[x]
                 used = wk.zc[zx] - (1 if zx == z else 0)
@@ -301,6 +336,8 @@ def choose_move(tb, st, wk) -> np.int64:
                     score = 1009.0 + fs * wk.pros[tb.terrain[x]] + (0.5 if zx == TEMPERATE else 0.0)
                 else:  # a move towards next round's likely climate
                     score = fs * (wk.pros[tb.terrain[x]] - here) - 0.15
+                    if score > 0.0 and score >= best:
+                        space = room(tb, st, r, x)
             elif o != s:
                 odds = attack_odds(tb, st, s, o, 0)
                 if odds == 0:
@@ -312,8 +349,12 @@ def choose_move(tb, st, wk) -> np.int64:
                     score += 100.0
             else:
                 continue
-            if score > best:
-                best, action = score, pack(r, x)
+            if score > best or (score == best and ties > 0 and space > best_room):
+                best, action, ties, best_room = score, pack(r, x), 1, space
+            elif score == best and ties > 0 and space == best_room:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    action = pack(r, x)
         if dm and not saved:
             stuck += 1
     if best < 1000.0 and stuck and st.mp >= 2:
@@ -322,8 +363,14 @@ def choose_move(tb, st, wk) -> np.int64:
             if not doomed(tb, st, wk, r):
                 continue
             score, step = escape(tb, st, wk, r, st.mp)
-            if step >= 0 and 1000.0 + score > best:
-                best, action = 1000.0 + score, pack(r, step)
+            if step < 0:
+                continue
+            if 1000.0 + score > best:
+                best, action, ties, best_room = 1000.0 + score, pack(r, step), 1, -1
+            elif 1000.0 + score == best and ties > 0 and best_room < 0:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    action = pack(r, step)
     return action
 
 
@@ -364,16 +411,20 @@ def place_score(tb, st, wk, s: int, r: int) -> float:
 
 @jit
 def choose_place(tb, st, wk) -> np.int64:
-    """The legal region with the best :func:`place_score`."""
+    """The legal region with the best :func:`place_score` (ties at random)."""
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
-    best, pick = -1e9, -1
+    best, pick, ties = -1e18, -1, 0
     for i in range(st.n_marked):
         r = st.marked[i]
         score = place_score(tb, st, wk, s, r)
         if score > best:
-            best, pick = score, r
+            best, pick, ties = score, r, 1
+        elif score == best:
+            ties += 1
+            if keep_tie(st, s, ties):
+                pick = r
     return np.int64(pick)
 
 
@@ -450,10 +501,10 @@ def birth_gain(tb, st, wk, s: int, card: int) -> float:
 
 @jit
 def choose_cull(tb, st, wk) -> np.int64:
-    """Lose the dino with the worst prospects and fewest empty neighbours."""
+    """Lose the dino with the worst prospects and fewest empty neighbours (ties at random)."""
     s = st.actor
     prospects(tb, st, wk)
-    worst, pick = 1e9, -1
+    worst, pick, ties = 1e18, -1, 0
     for k in range(st.n_dinos[s]):
         r = st.pieces[s, k]
         if zone_of(tb, st, r) != st.cull_zone:
@@ -464,7 +515,11 @@ def choose_cull(tb, st, wk) -> np.int64:
                 free += 1
         score = wk.pros[tb.terrain[r]] + 0.05 * free
         if score < worst:
-            worst, pick = score, r
+            worst, pick, ties = score, r, 1
+        elif score == worst:
+            ties += 1
+            if keep_tie(st, s, ties):
+                pick = r
     return np.int64(pick)
 
 
@@ -542,20 +597,24 @@ def rival_top(tb, st, wk, vt, seat: int, row: int) -> int:
 @jit
 def best_row(tb, st, wk, vt, lu, j: int, seat: int) -> tuple[int, float, float]:
     """``seat``'s best row at the lowest legal bids: (row or -1, its surplus, the next best
-    row's surplus), among rows it may bid on."""
+    row's surplus), among rows it may bid on; equal rows are chosen between at random."""
     cap = bid_cap(tb, st, seat)
     disc = discount(tb, st, lu, j, seat)
     strict = not all_forbidden(lu, j, tb, st)
-    best, second, brow = -1e18, -1e18, -1
+    best, second, brow, ties = -1e18, -1e18, -1, 0
     for row in range(st.n_rows):
         lo = min_bid(tb, st, row)
         if lo > cap or (strict and uses_forbidden(lu, j, tb, st, pack(row, lo))):
             continue
         sur = worth(tb, st, wk, vt, seat, st.offer[row]) - max(0, lo - disc)
         if sur > best:
-            second, best, brow = best, sur, row
-        elif sur > second:
-            second = sur
+            second, best, brow, ties = best, sur, row, 1
+        else:
+            second = max(second, sur)
+            if sur == best:
+                ties += 1
+                if keep_tie(st, seat, ties):
+                    brow = row
     return brow, best, second
 
 
@@ -589,13 +648,17 @@ def choose_bid(tb, st, wk, vt, lu, j: int) -> np.int64:
 
 @jit
 def actions_first(tb, st) -> np.int64:
-    """Bid on the first affordable row at its lowest bid (no row the bot may take)."""
-    cap = bid_cap(tb, st, st.actor)
+    """Bid on an affordable row (one at random) at its lowest bid (no row the bot may take)."""
+    s = st.actor
+    cap = bid_cap(tb, st, s)
+    action, ties = np.int64(PASS), 0
     for row in range(st.n_rows):
         lo = min_bid(tb, st, row)
         if lo <= cap:
-            return pack(row, lo)
-    return np.int64(PASS)
+            ties += 1
+            if keep_tie(st, s, ties):
+                action = pack(row, lo)
+    return action
 
 
 # ---------------------------------------------------------------- event cards
@@ -669,6 +732,70 @@ def threats(tb, st, wk, seat: int) -> int:
 
 
 @jit
+def victim(tb, st, seat: int, card: int) -> int:
+    """Baleset / Kire ütött: a dino (newborn) of the player with the most points among the
+    targets (:func:`rules.evo.events.targets`: another player's, with at least ``victim_min``
+    dinos), players scanned from ``seat``'s left, ties at random; -1: no target."""
+    n = tb.n_players
+    best, pick, ties = -(1 << 40), -1, 0
+    for d in range(1, n):
+        q = (seat + d) % n
+        if st.n_dinos[q] < tb.victim_min:
+            continue
+        for i in range(st.n_dinos[q]):
+            r = st.pieces[q, i]
+            if card == CHANGELING and not st.fresh[r]:
+                continue
+            if st.points[q] > best:
+                best, pick, ties = st.points[q], r, 1
+            elif st.points[q] == best:
+                ties += 1
+                if keep_tie(st, seat, ties):
+                    pick = r
+    return pick
+
+
+@jit
+def weather_face(tb, st, seat: int) -> int:
+    """Meteorológus-gén: the die face (1-6) whose climate gives ``seat`` the best
+    :func:`climate_edge` (equal climates at random), if it beats the roll's expectation by a
+    dino or more; else -1."""
+    L = tb.cycle_len
+    c = st.climate
+    base = rolled_edge(tb, st, seat, c)
+    best, face, ties = -1e18, 0, 0
+    for f in range(6):
+        if f > 0 and tb.die_step[f] == tb.die_step[f - 1]:
+            continue  # same step as the face before: same climate
+        v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
+        if v > best:
+            best, face, ties = v, f + 1, 1
+        elif v == best:
+            ties += 1
+            if keep_tie(st, seat, ties):
+                face = f + 1
+    return face if best - base >= 1.0 else -1
+
+
+@jit
+def truce_target(tb, st, wk, seat: int) -> int:
+    """Védelmi gáz: the player with the most dinos able to attack ``seat``'s now, scanned from
+    ``seat``'s left, ties at random; -1 when nobody can attack."""
+    threats(tb, st, wk, seat)
+    n = tb.n_players
+    best, pick, ties = 0, -1, 0
+    for d in range(1, n):
+        q = (seat + d) % n
+        if wk.per_seat[q] > best:
+            best, pick, ties = wk.per_seat[q], q, 1
+        elif wk.per_seat[q] == best and ties > 0:
+            ties += 1
+            if keep_tie(st, seat, ties):
+                pick = q
+    return pick
+
+
+@jit
 def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
     """The target the heuristic picks, or -1 when the card is not worth playing now."""
     n = tb.n_players
@@ -689,23 +816,9 @@ def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
                 return 0
         return -1
     if card == ACCIDENT or card == CHANGELING:  # noqa: SIM109
-        best, pick = -1, -1
-        for k in range(targets(tb, st, seat, card, -1)):
-            r = targets(tb, st, seat, card, k)
-            q = st.owner[r]
-            if st.points[q] > best:
-                best, pick = st.points[q], r
-        return pick
+        return victim(tb, st, seat, card)
     if card == WEATHER_GENE:
-        base = rolled_edge(tb, st, seat, c)
-        best, face = -1e9, 0
-        for f in range(6):
-            if f > 0 and tb.die_step[f] == tb.die_step[f - 1]:
-                continue  # same step as the face before: same climate
-            v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
-            if v > best:
-                best, face = v, f + 1
-        return face if best - base >= 1.0 else -1
+        return weather_face(tb, st, seat)
     if card == CATASTROPHE:
         to = ((c + tb.catastrophe_steps) % L + L) % L
         return 0 if climate_edge(tb, st, seat, to) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
@@ -762,12 +875,7 @@ def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
         danger = threats(tb, st, wk, seat)
         return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
     if card == TRUCE:
-        threats(tb, st, wk, seat)
-        best, pick = 0, -1
-        for q in range(n):
-            if q != seat and wk.per_seat[q] > best:
-                best, pick = wk.per_seat[q], q
-        return pick
+        return truce_target(tb, st, wk, seat)
     if card == GIANT:
         for k in range(st.n_dinos[seat]):
             r = st.pieces[seat, k]

@@ -6,6 +6,8 @@ left (egg 0.55, leg 0.35, fur and parasol 0.35, horn 0.15, tail 0.1 points per r
 lowest legal bid on the row with the best value for its price, newborns placed on foreign dinos
 only by the combat odds, and its card rules (Génorzás at once, Osztódás on any card of a fixed
 list). It honours restricted play like every EVO bot (:mod:`strategies.evo.allowed`).
+Like the heuristic it is seat-symmetric since issue 16: equal candidates are chosen between at
+random with its own stream, and players are scanned from its own left (the shared helpers).
 """
 
 from __future__ import annotations
@@ -66,7 +68,6 @@ from rules.evo.constants import (
     WARM,
 )
 from rules.evo.engine import bid_cap, min_bid, pack, zone_count
-from rules.evo.events import targets
 from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.heuristic import (
@@ -76,10 +77,14 @@ from strategies.evo.heuristic import (
     climate_edge,
     doomed,
     extra_losses,
+    keep_tie,
     prospects,
     rolled_edge,
     safe_in,
     threats,
+    truce_target,
+    victim,
+    weather_face,
 )
 
 DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
@@ -114,12 +119,13 @@ VALUABLE = _mask(
 
 @jit
 def choose_place_v1(tb, st, wk) -> np.int64:
-    """The legal region where a newborn survives this round and, by foresight, next round."""
+    """The legal region where a newborn survives this round and, by foresight, next round
+    (ties at random)."""
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
     fs = wk.hp[1]
-    best, pick = -1e9, -1
+    best, pick, ties = -1e18, -1, 0
     for i in range(st.n_marked):
         r = st.marked[i]
         z = zone_of(tb, st, r)
@@ -134,7 +140,11 @@ def choose_place_v1(tb, st, wk) -> np.int64:
         if o >= 0:
             score = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0 * (score + 0.5)
         if score > best:
-            best, pick = score, r
+            best, pick, ties = score, r, 1
+        elif score == best:
+            ties += 1
+            if keep_tie(st, s, ties):
+                pick = r
     return np.int64(pick)
 
 
@@ -163,12 +173,12 @@ def gene_value_v1(tb, st, wk, seat: int, gene: int) -> float:
 
 @jit
 def choose_bid_v1(tb, st, wk, lu, j: int) -> np.int64:
-    """The row with the best value minus price, at the lowest legal bid; pass when allowed and
-    nothing is worth its price."""
+    """The row with the best value minus price (equal rows at random), at the lowest legal bid;
+    pass when allowed and nothing is worth its price."""
     s = st.actor
     cap = bid_cap(tb, st, s)
     mut = st.genes[s, MUTATION]
-    best, action = -1e9, np.int64(PASS)
+    best, action, ties = -1e18, np.int64(PASS), 0
     strict = not all_forbidden(lu, j, tb, st)
     for row in range(st.n_rows):
         lo = min_bid(tb, st, row)
@@ -177,7 +187,11 @@ def choose_bid_v1(tb, st, wk, lu, j: int) -> np.int64:
         value = wk.hp[2] * gene_value_v1(tb, st, wk, s, st.offer[row])
         surplus = value - max(0, lo - mut)
         if surplus > best:
-            best, action = surplus, pack(row, lo)
+            best, action, ties = surplus, pack(row, lo), 1
+        elif surplus == best:
+            ties += 1
+            if keep_tie(st, s, ties):
+                action = pack(row, lo)
     if st.n_passed < st.max_pass and best < 0.0:
         return np.int64(PASS)
     return action
@@ -199,23 +213,9 @@ def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
                 return 0
         return -1
     if card == ACCIDENT or card == CHANGELING:  # noqa: SIM109
-        best, pick = -1, -1
-        for k in range(targets(tb, st, seat, card, -1)):
-            r = targets(tb, st, seat, card, k)
-            q = st.owner[r]
-            if st.points[q] > best:
-                best, pick = st.points[q], r
-        return pick
+        return victim(tb, st, seat, card)
     if card == WEATHER_GENE:
-        base = rolled_edge(tb, st, seat, c)
-        best, face = -1e9, 0
-        for f in range(6):
-            if f > 0 and tb.die_step[f] == tb.die_step[f - 1]:
-                continue  # same step as the face before: same climate
-            v = climate_edge(tb, st, seat, ((c + tb.die_step[f]) % L + L) % L)
-            if v > best:
-                best, face = v, f + 1
-        return face if best - base >= 1.0 else -1
+        return weather_face(tb, st, seat)
     if card == CATASTROPHE:
         to = ((c + tb.catastrophe_steps) % L + L) % L
         return 0 if climate_edge(tb, st, seat, to) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
@@ -278,12 +278,7 @@ def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
         danger = threats(tb, st, wk, seat)
         return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
     if card == TRUCE:
-        threats(tb, st, wk, seat)
-        best, pick = 0, -1
-        for q in range(n):
-            if q != seat and wk.per_seat[q] > best:
-                best, pick = wk.per_seat[q], q
-        return pick
+        return truce_target(tb, st, wk, seat)
     if card == GIANT:
         for k in range(st.n_dinos[seat]):
             r = st.pieces[seat, k]

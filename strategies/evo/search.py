@@ -19,6 +19,9 @@ Rollouts never see hidden information: each starts from a *determinised* copy of
 bag's remaining order is reshuffled, and the cards the bot cannot see (the draw pile and the
 other players' hands, except cards taken openly with Osztódás) are dealt again at random. The
 i-th rollout of every candidate uses the same determinisation (common random numbers).
+
+Ties (equal placement scores when listing regions, equal rollout totals when choosing) are
+broken at random with the bot's own stream, never by list order (issue 16: seat symmetry).
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from strategies.evo.heuristic import (
     card_target,
     census,
     heuristic,
+    keep_tie,
     place_score,
     prospects,
     set_defaults,
@@ -201,7 +205,7 @@ def candidates(tb, st, wk, vt, lu, j: int, limit: int) -> int:
         prospects(tb, st, wk)
         census(tb, st, wk, s)
         while m < min(limit, st.n_marked):
-            best, pick = -1e18, -1
+            best, pick, ties = -1e18, -1, 0
             for i in range(st.n_marked):
                 r = st.marked[i]
                 dup = False
@@ -211,7 +215,11 @@ def candidates(tb, st, wk, vt, lu, j: int, limit: int) -> int:
                 if not dup:
                     v = place_score(tb, st, wk, s, r)
                     if v > best:
-                        best, pick = v, r
+                        best, pick, ties = v, r, 1
+                    elif v == best:
+                        ties += 1
+                        if keep_tie(st, s, ties):
+                            pick = r
             if pick < 0:
                 break
             wk.cand[m] = pick
@@ -261,8 +269,12 @@ def search(tb, st, wk, pool, vt, lu, j: int, rollouts: int, limit: int, flags: i
             apply(tb, sim, wk.cand[c])
             rollout(tb, sim, wk, vt, lu)
             wk.value[c] += outcome(tb, sim, seat)
-    best = 0
+    best, ties = 0, 1
     for c in range(1, m):
         if wk.value[c] > wk.value[best]:
-            best = c
+            best, ties = c, 1
+        elif wk.value[c] == wk.value[best]:
+            ties += 1
+            if keep_tie(st, seat, ties):
+                best = c
     return wk.cand[best]
