@@ -13,7 +13,7 @@ from rules.core.jit import jit
 from rules.core.rng import bounded
 from rules.table_battles.engine import actions
 from strategies.table_battles.allowed import allowed_action, n_allowed
-from strategies.table_battles.heuristic import OWN, heuristic
+from strategies.table_battles.heuristic import OWN, heuristic, remember, stalled
 from strategies.table_battles.search import drafter, search
 
 RANDOM, HEURISTIC, SEARCH, DRAFTER = 0, 1, 2, 3
@@ -42,16 +42,20 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
     ``scratch`` is one :data:`~strategies.table_battles.search.SCRATCH` record: the search bots
-    take their two spare states from ``scratch.worlds``.
+    take their two spare states from ``scratch.worlds``; every bot but ``random`` keeps there
+    how long the battle has gone without progress (:func:`stalled`), to step out of a lock.
     """
     sid = lineup.ids[j]
-    if sid == HEURISTIC:
-        return heuristic(tb, st, lineup, j, np.int64(OWN))
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
-    p = lineup.params[j]
+    calm = stalled(st, scratch, seat)
     if sid == SEARCH:
-        return search(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), np.int64(p[1]))
-    if sid == DRAFTER:
-        return drafter(tb, st, lineup, j, scratch.worlds, np.int64(p[0]))
-    return heuristic(tb, st, lineup, j, np.int64(OWN))
+        p = lineup.params[j]
+        a = search(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), np.int64(p[1]), calm)
+    elif sid == DRAFTER:
+        p = lineup.params[j]
+        a = drafter(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), calm)
+    else:
+        a = heuristic(tb, st, lineup, j, np.int64(OWN), calm)
+    remember(st, scratch, seat)
+    return a

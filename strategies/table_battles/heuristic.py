@@ -20,8 +20,21 @@ reaction (the hit arithmetic is the engine's own :func:`rules.table_battles.engi
 a loss the owner can flip away costs the cheapest card instead; a hit that ends the game is
 worth 100. The defender reacts with the card that costs it least; flip-or-pay takes the
 cheaper; dice go where they add the most expected hits (attack) and reaction value, on up to
-two dinos. Draft: printed rating plus the new dice faces a dino brings (synergy), removing the
-card it values least (or, by ``deny``, the one the opponent would value most).
+two dinos (before the first, of two equal placements the one that leaves the dice other dinos
+could take). Draft: printed rating plus the new dice faces a dino brings (synergy), removing
+the card it values least (or, by ``deny``, the one the opponent would value most).
+
+Locked battles: every dice card is also a reaction, and reacting is mandatory, so a player who
+attacks every turn with a cheap attack (free at one marker, where "self" hits are ignored)
+keeps an opponent that re-arms its Blocks and Absorbs reacting, and skipping its own attack
+phase, for ever. The bots count the turns the battle has gone without a marker or a face-up
+card lost (:func:`stalled`, remembered in the scratch record); from :data:`LOCK_TURNS` on, a
+Block's or an Absorb's reaction value counts against a placement (:func:`place_value`), so the
+locked player lets its reactions run out, takes the small hits and attacks again.
+
+Seat symmetry: no choice depends on a seat's number (the two seats are "this seat" and "the
+other"), and every argmax (or argmin) breaks ties between equally good candidates at random
+with the bot's own stream (:func:`keep_tie`), never by card slot, face, target or hand order.
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.core.jit import jit, jit_inline
+from rules.core.rng import uniform
 from rules.table_battles.constants import (
     ABS_FULL,
     ABS_MINUS1,
@@ -52,6 +66,8 @@ from rules.table_battles.constants import (
     PASS,
     PLACE,
     REACT,
+    RK_ABSORB,
+    RK_BLOCK,
 )
 from rules.table_battles.engine import (
     actions,
@@ -73,6 +89,15 @@ from strategies.table_battles.allowed import forbidden
 DEFAULTS = np.array([1.0, 2.5, 4.0, 0.6, 0.7, 2.0, 0.3])
 N_HP = 7
 LOSE = 100.0
+LOCK_TURNS = 20
+"""Turns without progress (:func:`stalled`) after which the heuristic treats the battle as
+locked: it stops arming Blocks and Absorbs (see :func:`place_value`)."""
+LOCKED_REACT = -1.0
+"""Weight of a Block's or an Absorb's reaction value when placing dice in a locked battle."""
+NO_TOTAL = np.int64(1) << 40
+SPARE = 0.001
+"""What using a face another dino could take costs a placement (a tie-break, below the 0.01
+per die that :func:`place_value` adds)."""
 
 
 OWN, DEFAULT, ROLLOUT = 0, 1, 2
@@ -83,6 +108,69 @@ the defaults without restrictions (rollouts)."""
 @jit_inline
 def hp(lu, j: int, mode: int, i: int) -> float:
     return DEFAULTS[i] if mode != OWN else lu.params[j, i]
+
+
+@jit_inline
+def keep_tie(st, seat: int, ties: int) -> bool:
+    """Reservoir tie-breaking: whether the ``ties``-th candidate as good as the best so far
+    replaces it (probability 1 / ``ties``, drawn from ``seat``'s bot stream), so each of k
+    equal candidates is chosen with probability 1/k whatever their order."""
+    return uniform(st.rng, 1 + seat) * ties < 1.0
+
+
+# ---------------------------------------------------------------- locked games
+
+
+@jit
+def board_total(st) -> int:
+    """Both sides' hit markers plus their face-up action cards in play. It never rises in a
+    battle (Egg Thieves move at most the markers just removed) and falls with every marker
+    removed and every card flipped: a battle whose total stays put is not progressing."""
+    c = st.markers[0] + st.markers[1]
+    for s in range(2):
+        for t in range(st.n_team[s]):
+            if st.alive[s, t]:
+                c += st.team_up[s, t]
+    return c
+
+
+@jit_inline
+def calm_after(since: int, turn: int, before: int, total: int) -> int:
+    """The turn the calm is counted from once the board total went from ``before`` to
+    ``total``: progress halves the calm instead of ending it, so a lock that forms again is
+    recognised at once (and a battle that keeps progressing soon counts from near zero)."""
+    if total < before:
+        return turn - (turn - since) // 2
+    return since
+
+
+@jit
+def stalled(st, memo, seat: int) -> np.int64:
+    """Turns the battle has gone without progress (see :func:`board_total`) as ``seat``'s bot
+    has watched it, kept in the scratch record ``memo`` (``m_*`` fields, one per seat) across
+    its decisions; 0 in the draft. The memory belongs to the game whose bot stream it last
+    saw (:func:`remember`): another stream, an earlier turn or a higher total start it afresh,
+    so a game's play never depends on the games played before it with the same scratch."""
+    if st.kind == DRAFT:
+        memo.m_total[seat] = NO_TOTAL
+        memo.m_turn[seat] = 0
+        memo.m_since[seat] = 0
+        return np.int64(0)
+    total = board_total(st)
+    before = memo.m_total[seat]
+    if st.rng[1 + seat] != memo.m_rng[seat] or st.turn < memo.m_turn[seat] or total > before:
+        memo.m_since[seat] = st.turn
+    else:
+        memo.m_since[seat] = calm_after(memo.m_since[seat], st.turn, before, total)
+    memo.m_total[seat] = total
+    memo.m_turn[seat] = st.turn
+    return np.int64(st.turn - memo.m_since[seat])
+
+
+@jit_inline
+def remember(st, memo, seat: int) -> None:
+    """After ``seat``'s decision: the bot stream as the decision left it (the game's mark)."""
+    memo.m_rng[seat] = st.rng[1 + seat]
 
 
 # ---------------------------------------------------------------- valuing losses
@@ -199,6 +287,7 @@ def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
     s = st.active
     best = -1e9
     pick = np.int64(PASS)
+    ties = 0
     for slot in range(st.n_slots[s]):
         if not can_attack_with(tb, st, s, slot):
             continue
@@ -214,6 +303,11 @@ def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
             if v > best:
                 best = v
                 pick = a
+                ties = 1
+            elif v == best:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    pick = a
     # Timing: wait for ``threshold`` while dice can still grow the attacks; the fewer free
     # dice are left, the lower the bar (down to -1 with every die committed, so that a
     # locked board is broken open instead of waiting forever).
@@ -231,6 +325,7 @@ def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
     o = st.actor
     best = 1e9
     pick = np.int64(-2)
+    ties = 0
     optional_only = True
     for slot in range(st.n_slots[o]):
         r = react_ok(tb, st, slot)
@@ -242,6 +337,11 @@ def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
         if v < best:
             best = v
             pick = np.int64(slot)
+            ties = 1
+        elif v == best:
+            ties += 1
+            if keep_tie(st, o, ties):
+                pick = np.int64(slot)
     if pick == -2:
         return actions(tb, st, np.int64(0))
     if optional_only and react_result(tb, st, np.int64(-1), fv, 0.0) <= best:
@@ -258,6 +358,7 @@ def h_break(tb, st, lu, j: int, mode: int) -> np.int64:
     pay = LOSE if hits >= st.markers[s] else float(hits)
     best = 1e9
     pick = np.int64(PASS)
+    ties = 0
     first = st.team_slot[s, t]
     alone = st.team_up[s, t] <= 1
     for k in range(tb.d_cards[st.team[s, t]]):
@@ -273,6 +374,11 @@ def h_break(tb, st, lu, j: int, mode: int) -> np.int64:
         if c < best:
             best = c
             pick = np.int64(slot)
+            ties = 1
+        elif c == best:
+            ties += 1
+            if keep_tie(st, s, ties):
+                pick = np.int64(slot)
     if best < pay or (best == pay and pay >= LOSE and pick >= 0):
         return pick
     return np.int64(PASS)
@@ -305,7 +411,11 @@ def react_worth(tmpl: int, n: int) -> float:
 
 
 @jit
-def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> float:
+def place_value(tb, st, slot: int, face: int, count: int, w_react: float, locked: bool) -> float:
+    """Attack hits the dice add to card ``slot`` plus ``w_react`` times the reaction value they
+    add. In a ``locked`` battle a Block's or an Absorb's reaction value counts
+    :data:`LOCKED_REACT` times instead: an armed one must answer the opponent's next attack,
+    however small, and so costs its owner the next attack phase again and again."""
     s = st.active
     card = st.slot_card[s, slot]
     n = st.dice[s, slot, 0]
@@ -325,6 +435,8 @@ def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> flo
         v += then - now
     rt = tb.c_react[card]
     if rt != 0:
+        if locked and tb.c_rkind[card] in (RK_BLOCK, RK_ABSORB):
+            w_react = LOCKED_REACT
         v += w_react * (
             react_worth(np.int64(rt), np.int64(n + count)) - react_worth(np.int64(rt), np.int64(n))
         )
@@ -332,11 +444,39 @@ def place_value(tb, st, slot: int, face: int, count: int, w_react: float) -> flo
 
 
 @jit
-def h_place(tb, st, lu, j: int, mode: int) -> np.int64:
+def face_wants(tb, st, s: int) -> np.int64:
+    """Bit ``7 t + f``: team member ``t`` of seat ``s``, not yet given dice this turn, has a
+    face-up dice area that would take the roll's dice of face ``f``."""
+    one = np.int64(0)  # faces rolled at least once, at least twice
+    two = np.int64(0)
+    for f in range(1, 7):
+        if st.rolled[f] >= 1:
+            one |= np.int64(1) << f
+        if st.rolled[f] >= 2:
+            two |= np.int64(1) << f
+    m = np.int64(0)
+    for slot in range(st.n_slots[s]):
+        card = st.slot_card[s, slot]
+        t = st.slot_team[s, slot]
+        if not st.up[s, slot] or tb.c_kind[card] != KIND_DICE or st.placed_mask >> t & 1:
+            continue
+        faces = np.int64(tb.c_faces[card])
+        m |= (two if faces == PAIR_AREA else faces & one) << (7 * t)
+    return m
+
+
+@jit
+def h_place(tb, st, lu, j: int, mode: int, locked: bool) -> np.int64:
+    """The best placement by :func:`place_value`. Before the turn's first placement, taking
+    every die of a face that other dinos could also take costs a little (:data:`SPARE` per
+    such dino): of two otherwise equal placements the one that leaves the more useful dice for
+    the second is taken. Remaining ties are broken at random (:func:`keep_tie`)."""
     w_react = hp(lu, j, mode, 3)
     s = st.active
     best = 0.0
     pick = np.int64(PASS)
+    ties = 0  # placements as good as ``best`` (0: none yet, stopping is the pick)
+    wants = face_wants(tb, st, s) if st.n_placed == 0 else np.int64(0)
     for slot in range(st.n_slots[s]):
         card = st.slot_card[s, slot]
         if not st.up[s, slot] or tb.c_kind[card] != KIND_DICE:
@@ -358,10 +498,20 @@ def h_place(tb, st, lu, j: int, mode: int) -> np.int64:
             a = pack_place(slot, f, c)
             if mode != ROLLOUT and forbidden(lu, j, tb, st, a):
                 continue
-            v = place_value(tb, st, slot, f, np.int64(c), w_react)
+            v = place_value(tb, st, slot, f, np.int64(c), w_react, locked)
+            if wants != 0 and c == st.rolled[f]:  # no die of this face left for the others
+                t = st.slot_team[s, slot]
+                for u in range(st.n_team[s]):
+                    if u != t and wants >> (7 * u + f) & 1:
+                        v -= SPARE
             if v > best:
                 best = v
                 pick = a
+                ties = 1
+            elif v == best and ties > 0:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    pick = a
     return pick
 
 
@@ -405,11 +555,18 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
         # the one the opponent would like most) of the others
         top = -1e9
         keep = -1
+        ties = 0
         for i in range(st.hand_len[s]):
             v = dino_score(tb, st, s, np.int64(st.hand[s, i]), w_rating, w_syn)
             if v > top:
                 top = v
                 keep = i
+                ties = 1
+            elif v == top:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    keep = i
+        ties = 0
         for i in range(st.hand_len[s]):
             d = st.hand[s, i]
             a = pack(d, D_REMOVE_SECRET)
@@ -421,7 +578,13 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
             if v > best:
                 best = v
                 pick = a
+                ties = 1
+            elif v == best:
+                ties += 1
+                if keep_tie(st, s, ties):
+                    pick = a
     else:
+        ties = 0
         for i in range(st.hand_len[s]):
             d = st.hand[s, i]
             if draft_ok(tb, st, s, np.int64(d), np.int64(D_PLACE)):
@@ -431,6 +594,11 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
                     if v > best:
                         best = v
                         pick = a
+                        ties = 1
+                    elif v == best:
+                        ties += 1
+                        if keep_tie(st, s, ties):
+                            pick = a
             if draft_ok(tb, st, s, np.int64(d), np.int64(D_REMOVE_OPEN)):
                 a = pack(d, D_REMOVE_OPEN)
                 if mode == ROLLOUT or not forbidden(lu, j, tb, st, a):
@@ -438,17 +606,23 @@ def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
                     if v > best:
                         best = v
                         pick = a
+                        ties = 1
+                    elif v == best:
+                        ties += 1
+                        if keep_tie(st, s, ties):
+                            pick = a
     if pick < 0:
         return actions(tb, st, np.int64(0))
     return pick
 
 
 @jit
-def heuristic(tb, st, lu, j: int, mode: int) -> np.int64:
-    """The heuristic's action for the pending decision in ``mode`` (OWN, DEFAULT, ROLLOUT)."""
+def heuristic(tb, st, lu, j: int, mode: int, calm: int) -> np.int64:
+    """The heuristic's action for the pending decision in ``mode`` (OWN, DEFAULT, ROLLOUT);
+    ``calm``: turns the battle has gone without progress (:func:`stalled`)."""
     kind = st.kind
     if kind == PLACE:
-        return h_place(tb, st, lu, j, mode)
+        return h_place(tb, st, lu, j, mode, calm >= LOCK_TURNS)
     if kind == ATTACK:
         return h_attack(tb, st, lu, j, mode)
     if kind == REACT:

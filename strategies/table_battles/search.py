@@ -16,7 +16,10 @@ stream (dice not yet rolled are unknown; the current roll is public), and in the
 opponent's cards this seat has not seen (its hand before the first pass) are dealt again at
 random from the dinos this seat has not seen, and the opponent's hidden simultaneous choice is
 forgotten (it chooses again in the rollout). The i-th rollout of every candidate uses the same
-determinisation (common random numbers).
+determinisation (common random numbers). Rollouts follow the battle's calm turn by turn, so
+the heuristic steps out of locked battles in them as it does at the table; equal candidates
+(scores when cutting the list to ``candidates``, mean results when choosing) are broken at
+random with the bot's own stream.
 """
 
 from __future__ import annotations
@@ -52,18 +55,35 @@ from strategies.table_battles.allowed import forbidden
 from strategies.table_battles.heuristic import (
     DEFAULT,
     DEFAULTS,
+    LOCK_TURNS,
+    NO_TOTAL,
     ROLLOUT,
     attack_value,
+    board_total,
+    calm_after,
     heuristic,
+    keep_tie,
     place_value,
 )
 
 _SALT = np.uint64(0x9FB21C651E98DF25)
 MAX_CAND = 64
-SCRATCH = np.dtype([("worlds", STATE, (2,))], align=True)
+SCRATCH = np.dtype(
+    [
+        ("worlds", STATE, (2,)),
+        ("m_rng", np.uint64, (2,)),
+        ("m_turn", np.int64, (2,)),
+        ("m_total", np.int64, (2,)),
+        ("m_since", np.int64, (2,)),
+    ],
+    align=True,
+)
 """The bots' scratch, one record: two spare states for the search bots' rollouts (``worlds[0]``
-the determinised copy, ``worlds[1]`` the copy a candidate is played out on). One record, not an
-array of states, so the kernel's hot loop carries one pointer through the dispatch."""
+the determinised copy, ``worlds[1]`` the copy a candidate is played out on) and, per seat, the
+memory that tells a locked battle (:func:`~strategies.table_battles.heuristic.stalled`: the bot
+stream after the seat's last decision, its turn and board total, and the turn the calm counts
+from). One record, not an array of states, so the kernel's hot loop carries one pointer through
+the dispatch."""
 
 
 @jit
@@ -98,16 +118,23 @@ def determinise(tb, sim, seat: int, key: np.uint64) -> None:
 
 
 @jit
-def rollout(tb, sim, lu, j: int) -> None:
-    """Play ``sim`` to the end with the default heuristic in both seats."""
+def rollout(tb, sim, lu, j: int, total: int, since: int) -> None:
+    """Play ``sim`` to the end with the default heuristic in both seats. ``total`` and ``since``:
+    the board total before the candidate was applied (:data:`NO_TOTAL` in the draft) and the
+    turn the battle's calm counts from (:func:`~strategies.table_battles.heuristic.stalled`),
+    both kept up to date after every turn."""
     while True:
         kind = advance(tb, sim)
         sim.n_ev = 0
         if kind == GAME_OVER:
             return
         if kind == ROUND_DONE:
+            now = board_total(sim)
+            since = calm_after(since, sim.turn, total, now)
+            total = now
             continue
-        apply(tb, sim, heuristic(tb, sim, lu, j, np.int64(ROLLOUT)))
+        calm = 0 if kind == DRAFT else sim.turn - since
+        apply(tb, sim, heuristic(tb, sim, lu, j, np.int64(ROLLOUT), np.int64(calm)))
 
 
 @jit
@@ -117,13 +144,16 @@ def result(sim, seat: int) -> float:
 
 
 @jit
-def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int) -> np.int64:
-    """The candidate with the best mean rollout result (the first on ties); ``worlds``: the
-    :data:`SCRATCH` record's two spare states."""
+def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int, calm: int) -> np.int64:
+    """The candidate with the best mean rollout result (ties broken at random with the bot's
+    stream); ``worlds``: the :data:`SCRATCH` record's two spare states; ``calm``: turns the
+    battle has gone without progress."""
     if m == 1:
         return cand[0]
     seat = st.actor
     value = np.zeros(m)
+    total = NO_TOTAL if st.kind == DRAFT else board_total(st)
+    since = st.turn - calm
     base = next_u64(st.rng, 1 + seat)
     for i in range(rollouts):
         key = mix64(base + np.uint64(i) * _SALT)
@@ -133,18 +163,34 @@ def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int) -> np.int64
             worlds[1] = worlds[0]
             sim = worlds[1]
             apply(tb, sim, cand[c])
-            rollout(tb, sim, lu, j)
+            rollout(tb, sim, lu, j, total, since)
             value[c] += result(sim, seat)
     best = 0
+    ties = 1
     for c in range(1, m):
         if value[c] > value[best]:
             best = c
+            ties = 1
+        elif value[c] == value[best]:
+            ties += 1
+            if keep_tie(st, seat, ties):
+                best = c
     return cand[best]
 
 
 @jit
-def top_k(cand, score, m: int, limit: int) -> int:
-    """Keep the ``limit`` best-scoring candidates (selection sort on the small list)."""
+def top_k(st, cand, score, m: int, limit: int) -> int:
+    """Keep the ``limit`` best-scoring candidates (selection sort on the small list, after a
+    shuffle with the bot's stream so that equal scores are kept at random, not by list order)."""
+    seat = st.actor
+    for a in range(m - 1, 0, -1):
+        b = bounded(st.rng, 1 + seat, a + 1)
+        x = cand[a]
+        cand[a] = cand[b]
+        cand[b] = x
+        y = score[a]
+        score[a] = score[b]
+        score[b] = y
     for a in range(m):
         b = a
         for c in range(a + 1, m):
@@ -172,7 +218,7 @@ def all_candidates(tb, st, lu, j: int, cand) -> int:
 
 
 @jit
-def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
+def battle_candidates(tb, st, lu, j: int, cand, limit: int, calm: int) -> int:
     kind = st.kind
     score = np.zeros(MAX_CAND)
     s = st.actor
@@ -193,7 +239,7 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
                 cand[m] = a
                 score[m] = attack_value(tb, st, slot, t, fv, provoke)
                 m += 1
-        return top_k(cand, score, np.int64(m), np.int64(limit))
+        return top_k(st, cand, score, np.int64(m), np.int64(limit))
     if kind == PLACE:
         cand[0] = PASS
         score[0] = 0.0
@@ -216,34 +262,35 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int) -> int:
                 if forbidden(lu, j, tb, st, a) or m >= MAX_CAND:
                     continue
                 cand[m] = a
-                score[m] = place_value(tb, st, slot, f, np.int64(c), DEFAULTS[3])
+                score[m] = place_value(
+                    tb, st, slot, f, np.int64(c), DEFAULTS[3], calm >= LOCK_TURNS
+                )
                 m += 1
-        return top_k(cand, score, np.int64(m), np.int64(limit))
+        return top_k(st, cand, score, np.int64(m), np.int64(limit))
     return all_candidates(tb, st, lu, j, cand)
 
 
 @jit
-def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int) -> np.int64:
-    """Flat Monte Carlo in the battle; the heuristic drafts."""
+def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int, calm: int) -> np.int64:
+    """Flat Monte Carlo in the battle; the heuristic drafts. ``calm``: turns the battle has
+    gone without progress (:func:`~strategies.table_battles.heuristic.stalled`)."""
     kind = st.kind
-    if kind == DRAFT:
-        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
     if kind != ATTACK and kind != PLACE and kind != REACT and kind != BREAK:
-        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
     cand = np.empty(MAX_CAND, dtype=np.int64)
-    m = battle_candidates(tb, st, lu, j, cand, limit)
+    m = battle_candidates(tb, st, lu, j, cand, limit, calm)
     if m == 0:
-        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
-    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, calm)
 
 
 @jit
-def drafter(tb, st, lu, j: int, worlds, rollouts: int) -> np.int64:
+def drafter(tb, st, lu, j: int, worlds, rollouts: int, calm: int) -> np.int64:
     """Flat Monte Carlo over the draft actions; the heuristic battles."""
     if st.kind != DRAFT:
-        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
     cand = np.empty(MAX_CAND, dtype=np.int64)
     m = all_candidates(tb, st, lu, j, cand)
     if m == 0:
-        return heuristic(tb, st, lu, j, np.int64(DEFAULT))
-    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts)
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(0))
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, np.int64(0))
