@@ -51,7 +51,6 @@ def write_study_report(
 ) -> tuple[str, str]:
     """The report of a study folder (a sweep or a search), written into it; returns where.
     With a ``target``, ``echo`` gets the points meeting it."""
-    from reports.build import render_html, render_markdown
     from reports.metrics import Estimate, MetricError, expand
     from reports.sweep import SweepPoint, sweep_sections
     from simulate.storage import open_store
@@ -87,11 +86,16 @@ def write_study_report(
                 echo(f"  meets: {row['point']} (distance {row['distance']:.3f})")
     knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
     title = f"Sweep of {first.title} over {knobs}: {len(points)} points"
+    return _write(store, first, sections, title, record)
+
+
+def _write(store, run, sections, title: str, record: dict) -> tuple[str, str]:
+    """A study's report.html and report.md in its folder (the header describes the study)."""
+    from reports.build import render_html, render_markdown
+
     line = study_config_line(record)
-    html = render_html(first, sections, title, line)
-    md = render_markdown(first, sections, title, line)
-    store.write_bytes("report.html", html.encode())
-    store.write_bytes("report.md", md.encode())
+    store.write_bytes("report.html", render_html(run, sections, title, line).encode())
+    store.write_bytes("report.md", render_markdown(run, sections, title, line).encode())
     root = str(store.local or store.url).rstrip("/")
     return f"{root}/report.html", f"{root}/report.md"
 
@@ -124,7 +128,6 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     """The report of a search folder, written into it; returns where."""
     import importlib
 
-    from reports.build import render_html, render_markdown
     from reports.metrics import Context, MetricError, expand
     from reports.search import search_sections
     from reports.targets import Target
@@ -167,13 +170,7 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     )
     knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
     title = f"Search of {current_run.title} over {knobs} for {record['settings']['target']}"
-    line = study_config_line(record)
-    html = render_html(current_run, sections, title, line)
-    md = render_markdown(current_run, sections, title, line)
-    store.write_bytes("report.html", html.encode())
-    store.write_bytes("report.md", md.encode())
-    root = str(store.local or store.url).rstrip("/")
-    return f"{root}/report.html", f"{root}/report.md"
+    return _write(store, current_run, sections, title, record)
 
 
 def _measurable(name: str, ctx) -> bool:
