@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -187,6 +189,7 @@ def write_params(plan: SearchPlan, out: str) -> dict[str, Any]:
                 ],
             },
         },
+        "command": shlex.join(["dinolab", *sys.argv[1:]]),
         "made": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") + " by dinolab tune",
         "folder": str(store.local or store.url),
     }

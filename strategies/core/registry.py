@@ -88,13 +88,17 @@ class PathParam:
 
 @dataclasses.dataclass(frozen=True)
 class StrategyInfo:
-    """A registered bot: its kernel id, a one-line description and its parameters."""
+    """A registered bot: its kernel id, a one-line description and its parameters.
+
+    ``plays`` names the bot whose kernel code this one runs with other default parameters
+    (``tuned``, see :func:`tuned`); empty for a bot of its own."""
 
     name: str
     sid: int
     doc: str
     params: tuple[StrategyParam, ...] = ()
     paths: tuple[PathParam, ...] = ()
+    plays: str = ""
 
     def usage(self) -> str:
         """``name[key=default,...]`` for help texts."""
@@ -132,7 +136,9 @@ class Strategy:
     def spec(self) -> str:
         """Every parameter spelled out: what a run records, so a later change of a default
         cannot change what an old run meant (files with their sha256)."""
-        inner = [f"{p.name}={v:g}" for p, v in zip(self.info.params, self.values, strict=True)]
+        inner = [
+            f"{p.name}={_exact(v)}" for p, v in zip(self.info.params, self.values, strict=True)
+        ]
         inner += [f"{name}={path}@{digest}" for name, path, digest in self.files]
         inner += self._forbid_items()
         return f"{self.info.name}[{','.join(inner)}]" if inner else self.info.name
@@ -142,7 +148,7 @@ class Strategy:
         """Canonical name: the bare name when every parameter is at its default (files by
         their file name)."""
         changed = [
-            f"{p.name}={v:g}"
+            f"{p.name}={_exact(v)}"
             for p, v in zip(self.info.params, self.values, strict=True)
             if v != p.default
         ]
@@ -154,6 +160,12 @@ class Strategy:
         return [f"{FORBID}={'+'.join(self.forbid)}"] if self.forbid else []
 
 
+def _exact(v: float) -> str:
+    """``v`` short (``0.9``, ``1``) when that reads back exactly, else every digit."""
+    short = f"{v:g}"
+    return short if float(short) == v else repr(v)
+
+
 class Registry:
     """The bots of one game, by name, and the options its bots can be forbidden."""
 
@@ -161,8 +173,15 @@ class Registry:
         self.game = game
         self.by_name = {i.name: i for i in infos}
         self.options = tuple(options)
-        ids = [i.sid for i in infos]
-        if len(set(ids)) != len(ids) or len(set(self.options)) != len(self.options):
+        ids = [i.sid for i in infos if not i.plays]
+        own = {i.name: i.sid for i in infos if not i.plays}
+        aliases_ok = all(own.get(i.plays) == i.sid for i in infos if i.plays)
+        if (
+            len(set(ids)) != len(ids)
+            or len(self.by_name) != len(infos)
+            or not aliases_ok
+            or len(set(self.options)) != len(self.options)
+        ):
             raise ValueError(f"bad strategy registry for {game}")
         names = {p.name for i in infos for p in (*i.params, *i.paths)}
         bad = [o for o in self.options if not o.strip() or set(o) & set("+,[]=") or o != o.strip()]
@@ -173,6 +192,15 @@ class Registry:
 
     def names(self) -> list[str]:
         return list(self.by_name)
+
+    def kin(self, info: StrategyInfo) -> tuple[str, ...]:
+        """The other bots that run ``info``'s kernel code (a bot and its ``tuned`` alias)."""
+        code = info.plays or info.name
+        return tuple(
+            i.name
+            for i in self.by_name.values()
+            if i.name != info.name and (i.plays or i.name) == code
+        )
 
     def option(self, text: str) -> str:
         """The declared option ``text`` names: exactly, else ignoring case and Unicode
@@ -216,7 +244,7 @@ class Registry:
                 name, PathParam(PARAMS, "", load_params), file_item.partition("=")[2].strip()
             )
             given[PARAMS] = param_file
-            values.update(param_file[2].values_for(name, lookup))
+            values.update(param_file[2].values_for(name, lookup, self.kin(info)))
         for item in items:
             key, sep, raw = item.partition("=")
             key = key.strip()
@@ -323,9 +351,12 @@ class ParamsFile:
     strategy: str
     params: dict[str, float]
 
-    def values_for(self, name: str, lookup: dict[str, StrategyParam]) -> dict[str, float]:
-        """The file's values for strategy ``name``, each checked against its range."""
-        if self.strategy != name:
+    def values_for(
+        self, name: str, lookup: dict[str, StrategyParam], aliases: tuple[str, ...] = ()
+    ) -> dict[str, float]:
+        """The file's values for strategy ``name`` (or a file of one of ``aliases``, the bots
+        that play the same code), each checked against its range."""
+        if self.strategy != name and self.strategy not in aliases:
             raise StrategyError(
                 f"{self.path} holds parameters of '{self.strategy}', not of '{name}'"
             )
@@ -362,6 +393,28 @@ def load_params(path: str) -> ParamsFile:
             f'{path} is not a parameter file (JSON with "strategy" and "params")'
         ) from None
     return ParamsFile(path, hashlib.sha256(raw).hexdigest(), strategy, dict(params))
+
+
+TUNED = "tuned"
+"""The registered name of each game's shipped tuned bot."""
+
+
+def tuned(base: StrategyInfo, path: Path) -> StrategyInfo:
+    """``tuned``: bot ``base`` whose defaults are the parameters of the shipped file ``path``
+    (written by ``dinolab tune``; its strength against the field it was tuned against is in
+    the file). A run records every value (:attr:`Strategy.spec`), so shipping a newer file
+    changes what ``tuned`` means for new runs only."""
+    pf = load_params(str(path))
+    lookup = {p.name: p for p in base.params}
+    try:
+        values = pf.values_for(base.name, lookup, (TUNED,))
+    except StrategyError as e:  # a shipped file that does not fit is a packaging bug
+        raise ValueError(str(e)) from None
+    params = tuple(
+        dataclasses.replace(p, default=values.get(p.name, p.default)) for p in base.params
+    )
+    doc = f"{base.name} with parameters tuned by self-play ({path.parent.name}/{path.name})"
+    return StrategyInfo(TUNED, base.sid, doc, params, base.paths, plays=base.name)
 
 
 def split_lineup(text: str) -> list[str]:

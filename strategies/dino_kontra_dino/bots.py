@@ -17,6 +17,7 @@ from rules.core.rng import bounded
 from strategies.dino_kontra_dino.allowed import ALL, may_play
 
 RANDOM, GREEDY, BLIND, CAUTIOUS = 0, 1, 2, 3
+ODDS = 5
 
 
 @jit_inline
@@ -108,3 +109,64 @@ def play_cautious(tb, st, seat: int, aim: float, figure: float, allowed: int) ->
         if v < value_low:
             slot_low, value_low = k, v
     return slot_win if slot_win >= 0 else slot_low
+
+
+@jit_inline
+def win_chance(tb, st, seat: int, ev: int, strength: int, field: float) -> float:
+    """The chance that ``strength`` wins event ``ev``, if every opponent plays the strongest
+    of its hand and their hands are random draws from the cards this seat has not seen.
+
+    Per opponent, the chance its best card stays below ``strength`` (or equal, when this seat
+    comes first on a tie: the holder, then clockwise) is the share of unseen cards that do,
+    raised to the hand size times ``field`` (1: opponents play their best card; lower: they
+    are weaker than that); opponents are taken as independent."""
+    n, hl = tb.n_players, st.hand_len
+    below, equal, unseen = 0, 0, 0
+    for d in range(tb.n_dinos):
+        if st.revealed[d] >= 0:
+            continue
+        mine = False
+        for k in range(hl):
+            if st.hands[seat, k] == d:
+                mine = True
+        if mine:
+            continue
+        unseen += 1
+        s = tb.power[d, ev]
+        if s < strength:
+            below += 1
+        elif s == strength:
+            equal += 1
+    if unseen == 0:
+        return 1.0
+    mine_at = (seat - st.holder) % n
+    chance = 1.0
+    for o in range(n):
+        if o == seat:
+            continue
+        share = below + (equal if mine_at < (o - st.holder) % n else 0)
+        chance *= (share / unseen) ** (field * hl)
+    return chance
+
+
+@jit_inline
+def play_odds(tb, st, seat: int, keep: float, field: float, allowed: int) -> int:
+    """The card with the best chance of winning this event, less ``keep`` times what it is
+    worth later (its mean strength over the events still to come, per point of strength).
+
+    With ``keep`` = 0 it plays for this event alone (greedy with a sense of the odds: a card
+    that cannot change the outcome is as good as any); with more it saves strong cards when a
+    weaker one wins about as often, and throws its least useful card when nothing can win.
+    Ties: the earlier slot (hand order, which no seat controls)."""
+    r = st.turn
+    ev = st.events[r]
+    best, slot = -1e18, 0
+    for k in range(st.hand_len):
+        if not may_play(allowed, k):
+            continue
+        c = st.hands[seat, k]
+        v = win_chance(tb, st, seat, ev, tb.power[c, ev], field)
+        v -= keep * prior_strength(tb, st, c, r + 1) / 10.0
+        if v > best:
+            best, slot = v, k
+    return slot

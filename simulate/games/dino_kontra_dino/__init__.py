@@ -110,5 +110,7 @@ SPEC = GameSpec(
     demo=Demo(4, "greedy,cautious,blind,random", games=1_000_000, test_games=4000),
     report="reports.dino_kontra_dino",
     notebook="notebooks/dino_kontra_dino.ipynb",
-    symmetry=Symmetry(4, ("random", "greedy", "blind", "cautious"), ("first_holder=-1",)),
+    symmetry=Symmetry(
+        4, ("random", "greedy", "blind", "cautious", "odds", "tuned"), ("first_holder=-1",)
+    ),
 )

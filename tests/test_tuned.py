@@ -1,0 +1,73 @@
+"""Each game's shipped ``tuned`` bot: an alias of a bot with the parameters of its file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import strategies
+from simulate.games import all_games
+from strategies.core.registry import (
+    TUNED,
+    Registry,
+    StrategyError,
+    StrategyInfo,
+    StrategyParam,
+    tuned,
+)
+
+SHIPPED = [g.name for g in all_games() if TUNED in g.registry.by_name]
+
+
+def shipped_file(game) -> Path:
+    package = Path(strategies.__file__).parent / game.name.replace("-", "_")
+    return package / "tuned.json"
+
+
+def test_every_game_ships_a_tuned_bot():
+    assert [g.name for g in all_games()] == SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_tuned_plays_its_base_with_the_files_parameters(name):
+    game = next(g for g in all_games() if g.name == name)
+    reg = game.registry
+    info = reg.by_name[TUNED]
+    base = reg.by_name[info.plays]
+    assert info.sid == base.sid and not base.plays
+    body = json.loads(shipped_file(game).read_text())
+    assert body["strategy"] == base.name and body["game"] == game.name
+    s = reg.parse(TUNED)
+    want = {p.name: body["params"].get(p.name, p.default) for p in base.params}
+    assert dict(zip([p.name for p in info.params], s.values, strict=True)) == want
+    # a run records every value, so a newer shipped file cannot change an old run
+    assert reg.parse(s.spec).values == s.values and s.spec.startswith("tuned[")
+    # the file plays the base bot too, and a base file plays as tuned
+    assert reg.parse(f"{base.name}[params={shipped_file(game)}]").values == s.values
+    strength = body["strength"]["win_share"]
+    assert strength["ci"][0] > body["strength"]["fair_share"]
+
+
+def test_an_alias_must_run_its_base_bots_code(tmp_path):
+    p = (StrategyParam("a", 0.5, 0.0, 1.0, "a"),)
+    base = StrategyInfo("base", 1, "base", p)
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps({"strategy": "base", "params": {"a": 0.25}}))
+    alias = tuned(base, f)
+    reg = Registry("g", [StrategyInfo("r", 0, "r"), base, alias])
+    assert reg.parse("tuned").values == (0.25,) and reg.parse("base").values == (0.5,)
+    assert reg.lineup_record([reg.parse("tuned")])[0].ids[0] == 1
+    with pytest.raises(ValueError):
+        Registry("g", [StrategyInfo("r", 0, "r"), StrategyInfo("base", 2, "b", p), alias])
+    f.write_text(json.dumps({"strategy": "other", "params": {"a": 0.25}}))
+    with pytest.raises(ValueError, match="not of 'base'"):
+        tuned(base, f)
+    f.write_text(json.dumps({"strategy": "base", "params": {"a": 7}}))
+    with pytest.raises(ValueError, match=r"0\.\.1"):
+        tuned(base, f)
+    g = tmp_path / "other.json"
+    g.write_text(json.dumps({"strategy": "r", "params": {}}))
+    with pytest.raises(StrategyError, match="not of 'tuned'"):
+        reg.parse(f"tuned[params={g}]")
