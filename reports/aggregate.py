@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -187,6 +188,26 @@ def second_pass(run: RunData) -> tuple[RunData, Mapper | None]:
     if isinstance(run, Prefetched):
         return run.run, run.mapper
     return run, None
+
+
+_ONCE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def once_per_run(run: RunData, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per run object and ``key`` while the run is alive and its chunks
+    unchanged (a report's sections and its robustness check read the same whole-run fit);
+    computed every time for a run that cannot be weakly referenced."""
+    chunks_now = tuple(sorted(run.manifest["chunks"]))
+    try:
+        known = _ONCE.setdefault(run, {})
+    except TypeError:
+        return compute()
+    hit = known.get(key)
+    if hit is not None and hit[0] == chunks_now:
+        return hit[1]
+    value = compute()
+    known[key] = (chunks_now, value)
+    return value
 
 
 # ------------------------------------------------------------------ additive sums

@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from reports import common, compare, plots, ratings
+from reports import robustness as robust
 from reports.aggregate import Mapper, prefetch
 from reports.measure import features_partial, measure_run
 from reports.metrics import Estimate
@@ -507,12 +508,16 @@ def report(
     variants: Sequence[tuple[RunData, str]] = (),
     mapper: Mapper | None = None,
     precision: float | None = None,
+    robustness: tuple[RunData | None, str] | None = None,
 ) -> tuple[str, str]:
     """The run's report as (HTML, Markdown) text.
 
     ``game`` is the game's report module: its ``sections(run)``, and its ``partials(run)`` (the
     analyses those sections read) if it has them. Every partial of the common and the game's
     sections is computed in one pass over the run's chunks before the sections are built.
+    ``robustness``: the run's companion with stronger bots (``simulate.robustness``) or
+    ``None`` and why not, for the section :mod:`reports.robustness` writes; ``None``: no
+    such section.
     """
     wanted = common.partials(run)
     if len(set(run.config["strategies"])) > 1:
@@ -524,8 +529,14 @@ def report(
         wanted += game.partials(run)
     if own and hasattr(game, "progress"):
         wanted.append(common.decisiveness_partial(game.progress))
+    checked = robustness is not None and robustness[0] is not None
+    if checked:
+        wanted.append(robust.partial(run, game))
     run = prefetch(run, wanted, mapper)
     sections = build_sections(run, game, variants, precision)
+    if robustness is not None:
+        companion, why_not = robustness
+        sections.append(robust.section(run, game, companion, why_not, mapper))
     return render_html(run, sections), render_markdown(run, sections)
 
 

@@ -18,7 +18,7 @@ import polars as pl
 from reports import plots
 from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
 from reports.common import clustered, share_frame
-from reports.metrics import Feature, Metric
+from reports.metrics import Feature, Metric, Ranking
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import with_wilson
@@ -162,6 +162,19 @@ def card_strength(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
         .sort("win_rate", descending=True, nulls_last=True)
         .with_row_index("rank", offset=1)
     )
+
+
+def card_ranking(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """:func:`card_strength` of the cards played, as a :class:`~reports.metrics.Ranking`
+    table: ``name`` (name and card number), ``value`` (win rate), ``lo``, ``hi``."""
+    cards = card_strength(run, mapper).filter(pl.col("played") > 0)
+    return cards.select(
+        name=pl.format("{} #{}", "name", "card_id"), value="win_rate", lo="lo", hi="hi"
+    )
+
+
+RANKING = Ranking("cards", "share of rounds won when played", "share", card_ranking)
+"""The report's card strength, strongest to weakest (its robustness check reads it)."""
 
 
 def _events_map(chunk: Chunk) -> pl.DataFrame:

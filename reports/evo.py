@@ -64,7 +64,7 @@ from reports.aggregate import (
     second_pass,
 )
 from reports.common import cluster, clustered, share_expr, share_frame, win_share_by, with_win_share
-from reports.metrics import Context, Estimate, Metric, MetricError
+from reports.metrics import Claim, Context, Estimate, Metric, MetricError, Ranking
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
@@ -665,6 +665,19 @@ def measure_max_surplus(
     return _estimate(df, top, games)
 
 
+def gene_ranking(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """:func:`gene_surplus` of the genes whose surplus is estimable, as a
+    :class:`~reports.metrics.Ranking` table (``name``: the gene, ``value``: its surplus)."""
+    df = gene_surplus(run, mapper).filter(pl.col("surplus").is_not_nan())
+    return df.select(name="gene", value="surplus", lo="lo", hi="hi")
+
+
+RANKING = Ranking(
+    "genes", "surplus: value minus price, points against the average gene", "points", gene_ranking
+)
+"""The report's gene surplus, most underpriced to most overpriced (for robustness)."""
+
+
 def first_mover(chunk: Chunk) -> pl.DataFrame:
     """Per game: ``first_seat``, the first player of round 1 (the ``turns`` row of round 1 with
     ``initiative`` 0: first in player order from phase 1; ``rounds.first_seat`` is the order
@@ -720,6 +733,24 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 """EVO's own metrics (besides :data:`reports.metrics.SHARED`)."""
+
+CLAIMS = (
+    Claim(
+        "surplus",
+        0.0,
+        "{arg} is underpriced (worth more than buyers pay)",
+        "{arg} is overpriced (worth less than buyers pay)",
+        "{arg} is priced at its worth (within noise)",
+    ),
+    Claim(
+        "max_surplus",
+        0.0,
+        "the most underpriced gene is worth more than its price",
+        "every gene is worth less than its price",
+        "no gene is clearly underpriced",
+    ),
+)
+"""The report's gene-price conclusions, for its robustness check."""
 
 
 # ------------------------------------------------------------------ initiative

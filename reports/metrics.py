@@ -194,6 +194,40 @@ class Ref:
             return float("nan")
 
 
+@dataclasses.dataclass(frozen=True)
+class Ranking:
+    """A game's strength measure of its items (cards, genes, dinos, traits): what its report
+    ranks as strongest and weakest, declared in the report module's ``RANKING``.
+    ``table(run, mapper)`` gives one row per item measured: ``name``, ``value``, ``lo``,
+    ``hi`` (95%), from the report's own analysis."""
+
+    items: str
+    """What is ranked, plural (``cards``)."""
+    measure: str
+    """What ``value`` is (``share of rounds won when played``)."""
+    unit: str
+    """``share`` (shown in per cent), ``pp`` (win-share points, signed) or a unit name."""
+    table: Callable[[RunData, Mapper | None], pl.DataFrame]
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A headline conclusion of a game's report read off one metric: on which side of
+    ``reference`` the metric's 95% interval lies, in words (``{arg}`` stands for a family's
+    argument: every argument is a claim). Declared in the report module's ``CLAIMS``; the
+    report's robustness check (:mod:`reports.robustness`) re-measures each with stronger
+    bots."""
+
+    metric: str
+    """A metric of the game's catalogue (a family's bare name: every argument)."""
+    reference: float
+    above: str
+    """What the run says when the interval lies above ``reference``."""
+    below: str
+    neither: str
+    """What it says when the interval holds ``reference``."""
+
+
 # ------------------------------------------------------------------ shared features
 
 

@@ -81,12 +81,13 @@ from reports.aggregate import (
     concat_sum,
     mean_covariance,
     moments_to_mean,
+    once_per_run,
     outer_part,
     run_all,
     run_one,
     second_pass,
 )
-from reports.metrics import Feature, Metric
+from reports.metrics import Claim, Feature, Metric, Ranking
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95
@@ -368,7 +369,29 @@ def card_value(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     game, and the card-value fit's coefficients with cluster-robust intervals: ``mean``/``lo``
     /``hi`` (win share per card), ``vs_animal`` (``beta_t - gamma``, with ``vs_lo``,
     ``vs_hi``), ``points`` (final points per card, ``points_lo``, ``points_hi``) and a
-    ``verdict``. Two passes over the chunks: the fit, then its residuals."""
+    ``verdict``. Two passes over the chunks: the fit, then its residuals (once per run
+    object: the report's sections and its robustness check read the same fit)."""
+    return once_per_run(run, "oos_card_value", lambda: _card_value(run, mapper))
+
+
+def trait_ranking(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """:func:`card_value` of the traits played, as a :class:`~reports.metrics.Ranking` table
+    (``value``: win share per card played as the trait; the animal's yardstick left out)."""
+    value = card_value(run, mapper).filter(pl.col("trait") != "(as an animal)")
+    value = value.filter(pl.col("played") > 0, pl.col("mean").is_not_nan())
+    return value.select(name="trait", value="mean", lo="lo", hi="hi")
+
+
+RANKING = Ranking(
+    "traits",
+    "card value: win share that goes with one more card played as the trait",
+    "pp",
+    trait_ranking,
+)
+"""The report's card values of the traits (its robustness check reads them)."""
+
+
+def _card_value(run: RunData, mapper: Mapper | None) -> pl.DataFrame:
     fit = run_one(run, CARD_FIT, mapper)
     beta = fit["beta"]
     data, first_mapper = second_pass(run)  # the run itself, and the one pass's mapper
@@ -859,6 +882,17 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 """Origin of Species' own metrics (besides :data:`reports.metrics.SHARED`)."""
+
+CLAIMS = (
+    Claim(
+        "carnivore_points",
+        0.5,
+        "surviving carnivores score more than half of all points",
+        "surviving carnivores score less than half of all points",
+        "surviving carnivores score about half of all points",
+    ),
+)
+"""The report's carnivore conclusion, for its robustness check."""
 
 
 # ------------------------------------------------------------------ the report

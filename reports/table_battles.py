@@ -79,11 +79,12 @@ from reports.aggregate import (
     cluster_sums,
     combine_outer,
     concat_sum,
+    once_per_run,
     run_one,
     second_pass,
 )
 from reports.common import clustered, own_strings
-from reports.metrics import Estimate, Metric, MetricError
+from reports.metrics import Claim, Estimate, Metric, MetricError, Ranking
 from reports.section import Section
 from reports.source import RunData
 from reports.stats import Z95, with_wilson
@@ -691,10 +692,29 @@ def rating_accuracy(
 ) -> tuple[TeamModel, pl.DataFrame, dict[str, float]]:
     """The team model, the value table and the rank correlation of the run (``games``: fit on
     these :func:`games_side_by_side` rows; ``model``: the team model, if already fitted)."""
-    if model is None:
+    if model is None and games is None:  # the run's own model: fitted once per run object
+        model = once_per_run(run, "dtb_team_model", lambda: team_model(run, mapper=mapper))
+    elif model is None:
         model = team_model(run, games=games, mapper=mapper)
     values = value_table(model, printed_ratings(run), drafted(run, mapper))
     return model, values, rank_correlation(model, values)
+
+
+def dino_ranking(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
+    """The dinos rated in :func:`rating_accuracy`'s value table (drafted in at least
+    :data:`MIN_GAMES` decided games), as a :class:`~reports.metrics.Ranking` table."""
+    _, values, _ = rating_accuracy(run, mapper=mapper)
+    rated = values.filter(pl.col("verdict") != "too few games")
+    return rated.select("name", "value", "lo", "hi")
+
+
+RANKING = Ranking(
+    "dinos",
+    "simulated value: win-share points drafting it adds against an average dino",
+    "pp",
+    dino_ranking,
+)
+"""The report's dino values, most to least valuable (its robustness check reads them)."""
 
 
 # ------------------------------------------------------------------ first player, sizes, bonuses
@@ -910,6 +930,17 @@ METRICS: tuple[Metric, ...] = (
 )
 """Dinosaur Table Battles' own metrics (besides :data:`reports.metrics.SHARED`)."""
 
+CLAIMS = (
+    Claim(
+        "rating_spearman",
+        0.0,
+        "the printed draft ratings order the dinos as play does (positive rank correlation)",
+        "the printed draft ratings run against play (negative rank correlation)",
+        "the printed draft ratings and play are not detectably related",
+    ),
+)
+"""The report's draft-rating conclusion, for its robustness check."""
+
 
 # ------------------------------------------------------------------ plots
 
@@ -1075,6 +1106,7 @@ def sections(run: RunData) -> list[Section]:
         )
         return out
     model, bonus_model = team_models(run, (False, True))
+    once_per_run(run, "dtb_team_model", lambda: model)  # the same fit as team_model(run)
     model, values, rho = rating_accuracy(run, model=model)
     ratings = printed_ratings(run)
     known = int(ratings["rating_known"].sum())

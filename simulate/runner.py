@@ -77,11 +77,12 @@ def check_out_dir(
 
 
 def _clear_run(out: RunStore, setup: Setup) -> None:
-    """Remove what a previous run wrote (tables, data, variants, report), nothing else."""
+    """Remove what a previous run wrote (tables, data, variants, robustness companion,
+    report), nothing else."""
     manifest = read_manifest(out)
     names = set(manifest.get("tables", {})) | {t.name for t in setup.game.logged_tables}
     files = [*manifest.get("data", {}).get("files", {}), "report.html", "report.md", "metrics.json"]
-    for name in [*sorted(names), *files, "variants"]:
+    for name in [*sorted(names), *files, "variants", "robustness"]:
         out.remove(name)
     out.clear_journal()
     out.remove(MANIFEST)

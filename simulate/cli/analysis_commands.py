@@ -14,6 +14,9 @@ from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
 from simulate.cli.common import report_mapper
 
+ROBUSTNESS_GAMES = 20_000
+"""Games of a report's robustness companion by default (at most the run's)."""
+
 
 def write_report(
     run_dir: str,
@@ -22,28 +25,42 @@ def write_report(
     workers: int | None = None,
     precision: float | None = None,
     mapper=None,
+    robustness: bool = True,
+    robustness_games: int = ROBUSTNESS_GAMES,
 ) -> tuple[str, str]:
     """Write RUN/report.html and RUN/report.md; return where. Plays the game's report
-    variants first when ``variants`` and they are missing (at most ``variant_games`` games)."""
+    variants first when ``variants`` and they are missing (at most ``variant_games`` games),
+    and with ``robustness`` the run's companion with tuned bots (``simulate.robustness``: at
+    most ``robustness_games`` games) when it is missing or was made for another configuration.
+    """
     import importlib
 
     from reports.build import report as render_report
     from reports.compare import changed_rules
     from simulate.backends import make_executor
     from simulate.games import get_game
+    from simulate.robustness import ensure_companion
     from simulate.rundir import Run
     from simulate.variants import ensure_report_variants, list_variants, variant_note
 
+    if robustness_games < 1:
+        raise DinolabError(f"--robustness-games must be at least 1, got {robustness_games}")
     run = Run(run_dir)
     spec = get_game(run.game)
     if variants and run.complete:
         ensure_report_variants(run.store, spec, variant_games, lambda: make_executor(workers))
+    checked = None
+    if robustness:
+        found = ensure_companion(
+            run.store, spec, robustness_games, lambda: make_executor(workers), echo
+        )
+        checked = (None if found.store is None else Run(found.store), found.why_not)
     paired = []
     for folder in list_variants(run.store):
         variant = Run(folder)
         paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
     game = importlib.import_module(spec.report)
-    html, md = render_report(run, game, paired, mapper, precision)
+    html, md = render_report(run, game, paired, mapper, precision, checked)
     return run.write_text("report.html", html), run.write_text("report.md", md)
 
 
@@ -67,7 +84,19 @@ def report(
             "says how many more games that needs."
         ),
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Workers for variant runs.")] = None,
+    robustness: Annotated[
+        bool,
+        typer.Option(
+            help="Re-measure the headline conclusions with the game's tuned bot in every seat "
+            "on the run's first games (played once, stored in RUN/robustness/)."
+        ),
+    ] = True,
+    robustness_games: Annotated[
+        int, typer.Option(help="Games of the robustness companion (at most the run's).")
+    ] = ROBUSTNESS_GAMES,
+    workers: Annotated[
+        int | None, typer.Option(help="Workers for variant and robustness runs.")
+    ] = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -89,14 +118,19 @@ def report(
     """Write RUN/report.html (plots and tables with 95% intervals) and RUN/report.md.
 
     The analyses read the run one chunk at a time, so memory does not grow with the run.
-    Variants made with `dinolab compare` get a paired comparison section each. RUN may also
-    be a study folder (`dinolab sweep`, `dinolab search`): its report compares the points.
+    Variants made with `dinolab compare` get a paired comparison section each. The section
+    "Robustness: with stronger bots" says per headline conclusion whether it holds with the
+    game's tuned bot in every seat, on the run's first --robustness-games games (played once
+    and stored in RUN/robustness/; --no-robustness skips it). RUN may also be a study folder
+    (`dinolab sweep`, `dinolab search`): its report compares the points.
 
     Examples:
 
       dinolab report runs/dkd4
 
       dinolab report runs/dkd4 --precision 0.005
+
+      dinolab report runs/dkd4 --robustness-games 5000
 
       dinolab report runs/sweep-dtb --target first_share=0.5
 
@@ -123,9 +157,20 @@ def report(
         raise DinolabError(
             f"--precision must be a half-width in (0, 1), e.g. 0.005, got {precision}"
         )
+    if robustness_games < 1:
+        raise DinolabError(f"--robustness-games must be at least 1, got {robustness_games}")
     mapper = report_mapper(backend, scheduler, workers)
     try:
-        html, md = write_report(run_dir, variants, variant_games, workers, precision, mapper)
+        html, md = write_report(
+            run_dir,
+            variants,
+            variant_games,
+            workers,
+            precision,
+            mapper,
+            robustness,
+            robustness_games,
+        )
     finally:
         close = getattr(mapper, "close", None)
         if close:

@@ -264,6 +264,13 @@ def demo(
     ] = 1.0,
     workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress")] = None,
+    robustness: Annotated[
+        bool,
+        typer.Option(
+            help="Check each report's conclusions with the game's tuned bots (at most "
+            "20,000 games each; see dinolab report --help)."
+        ),
+    ] = True,
 ) -> None:
     """Play every game's demo configuration and write its report (what `make run` does).
 
@@ -287,4 +294,10 @@ def demo(
             scheduler=None, chunk_size=None, tables=None, resume=False, force=out.exists(),
             progress=progress,
         )  # fmt: skip
-        report(str(out), variants=True, variant_games=max(1, n // 4), workers=workers)
+        report(
+            str(out),
+            variants=True,
+            variant_games=max(1, n // 4),
+            workers=workers,
+            robustness=robustness,
+        )

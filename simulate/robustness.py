@@ -1,0 +1,105 @@
+"""The robustness companion of a run: its first games replayed with stronger bots.
+
+A report's conclusions describe the game as its bots play it. The companion plays the run's
+first N games again (same seed, players, rules, rotation, chunking and logged tables, so game
+``i`` starts from the same deal and dice) with the game's registered ``tuned`` bot in every
+lineup position; :mod:`reports.robustness` then says which of the report's conclusions hold
+with stronger bots. It lives inside the run, ``RUN/robustness/``, a full run directory, so a
+second report reads it instead of replaying it; a companion made for another configuration
+(the run replaced, a newer shipped ``tuned`` file, another N) is replaced, saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from rules.core.errors import DinolabError
+from simulate.config import RunConfig
+from simulate.executors import Executor
+from simulate.kit.spec import GameSpec
+from simulate.manifest import read_manifest, run_config
+from simulate.runner import run
+from simulate.storage import RunStore, open_store
+from strategies.core.registry import TUNED
+
+FOLDER = "robustness"
+"""The companion's folder inside the run."""
+GAMES = 20_000
+"""Games of the companion by default (at most the run's)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Companion:
+    """What :func:`ensure_companion` found: the companion's store (``None``: there is none)
+    and, when there is none, why (for the report's section)."""
+
+    store: RunStore | None
+    why_not: str = ""
+
+
+def strategy_name(spec: str) -> str:
+    """The registered name of a recorded strategy spec (``tuned[keep=2.6]`` -> ``tuned``)."""
+    return spec.split("[", 1)[0].strip()
+
+
+def companion_games(logged: int, games: int, n_players: int, rotate: bool) -> int:
+    """N = min(the run's games, ``games``), whole deals when seats rotate (at least one game)."""
+    n = min(logged, games)
+    if rotate and n >= n_players:
+        n -= n % n_players
+    return max(n, 1)
+
+
+def companion_config(base: RunConfig, spec: GameSpec, games: int) -> RunConfig:
+    """The base configuration with ``tuned`` in every lineup position and ``games`` games."""
+    lineup = ",".join([TUNED] * base.n_players)
+    setup = spec.setup(spec.parameters.from_dict(base.params), base.n_players, lineup)
+    return dataclasses.replace(base, strategies=tuple(s.spec for s in setup.lineup), games=games)
+
+
+def ensure_companion(
+    run_dir: str | RunStore,
+    spec: GameSpec,
+    games: int,
+    executor: Callable[[], Executor],
+    say: Callable[[str], None] = print,
+) -> Companion:
+    """The run's robustness companion, played, finished or replaced as needed (only for a
+    complete run); ``games`` caps N (:func:`companion_games`)."""
+    if games < 1:
+        raise DinolabError(f"--robustness-games must be at least 1, got {games}")
+    store = open_store(run_dir)
+    manifest = read_manifest(store)
+    base = run_config(manifest)
+    if TUNED not in spec.registry.names():
+        return Companion(None, f"{spec.title} has no registered '{TUNED}' bot yet")
+    if all(strategy_name(s) == TUNED for s in base.strategies):
+        return Companion(None, f"this run's lineup is already '{TUNED}' in every position")
+    logged = sum(c["stop"] - c["start"] for c in manifest["chunks"].values())
+    if manifest.get("status") != "complete" or not logged:
+        return Companion(None, "the run is incomplete: finish it, then report again")
+    n = companion_games(logged, games, base.n_players, base.rotate)
+    config = companion_config(base, spec, n)
+    out = store.child(FOLDER)
+    resume = False
+    if out.exists("manifest.json"):
+        stored = read_manifest(out)
+        previous = run_config(stored)
+        if previous.fingerprint() == config.fingerprint():
+            if stored.get("status") == "complete":
+                return Companion(out)
+            resume = True
+        else:
+            changed = "; ".join(config.differences(previous))
+            say(
+                f"the robustness companion was made for another configuration ({changed}): "
+                "replaying it"
+            )
+    verb = "finishing" if resume else "playing"
+    say(
+        f"{verb} the robustness companion: '{TUNED}' in every seat on the run's first "
+        f"{n:,} games ..."
+    )
+    run(config, config.setup(), out, executor(), resume=resume, force=not resume)
+    return Companion(out)
