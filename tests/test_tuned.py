@@ -17,6 +17,7 @@ from strategies.core.registry import (
     StrategyParam,
     tuned,
 )
+from tests.strength import position_share
 
 SHIPPED = [g.name for g in all_games() if TUNED in g.registry.by_name]
 
@@ -71,3 +72,47 @@ def test_an_alias_must_run_its_base_bots_code(tmp_path):
     g.write_text(json.dumps({"strategy": "r", "params": {}}))
     with pytest.raises(StrategyError, match="not of 'tuned'"):
         reg.parse(f"tuned[params={g}]")
+
+
+STRONG = [(g.name, n) for g in all_games() if g.strength for n in g.strength.players]
+
+
+@pytest.mark.parametrize(("name", "n"), STRONG)
+def test_tuned_beats_the_default_heuristic_at_every_usual_player_count(name, n):
+    game = next(g for g in all_games() if g.name == name)
+    st = game.strength
+    games = st.test_games - st.test_games % n
+    mean, se = position_share(game, ",".join([TUNED] + [st.field] * (n - 1)), n, games, 1616)
+    assert mean > 1 / n + 3 * se, (mean, se)
+
+
+def test_ladder_plays_each_rung_once_and_rates_them(tmp_path, cli):
+    out = tmp_path / "lad"
+    args = ["ladder", "dkd", "--out", str(out), "--rung", "random:400", "--rung", "tuned:400"]
+    r = cli(*args, "--players", "3")
+    assert r.code == 0, r.err
+    table = (out / "dino-kontra-dino" / "ratings.md").read_text()
+    for bot in ("random", "tuned", "greedy"):
+        assert f"| {bot} " in table or f"{bot} |" in table
+    lines = {ln.split()[0]: ln for ln in r.out.splitlines() if ln[:1].isalpha()}
+    assert float(lines["tuned"].split()[2]) > float(lines["random"].split()[2])  # elo
+    again = cli(*args, "--players", "3")
+    assert again.code == 0 and again.out.count("(kept)") == 2
+    changed = cli("ladder", "dkd", "--out", str(out), "--rung", "random:800", "--players", "3")
+    assert changed.code == 2 and "different configuration" in changed.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rung", "tuned"], "BOT:GAMES"),
+        (["--rung", "tuned:0"], "BOT:GAMES"),
+        (["--rung", "nosuchbot:10"], "unknown strategy"),
+        (["--players", "9"], "2 to 6 players"),
+        (["--scale", "0"], "--scale"),
+    ],
+)
+def test_ladder_bad_input_is_one_line_and_writes_nothing(tmp_path, cli, args, message):
+    r = cli("ladder", "dkd", "--out", str(tmp_path / "lad"), *args)
+    assert r.code == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
+    assert not (tmp_path / "lad").exists()

@@ -17,6 +17,7 @@ from rules.core.errors import DinolabError
 from simulate.cli import (  # noqa: F401 (commands)
     analysis_commands,
     fit_commands,
+    ladder_commands,
     info_commands,
     restrict_commands,
     run_commands,

@@ -57,6 +57,11 @@ def games(
         echo(f"  {info.usage()}: {info.doc}")
         for sp in info.params:
             echo(f"      {sp.name} in {sp.lo:g}..{sp.hi:g}: {sp.doc}")
+    if g.strength is not None:
+        st = g.strength
+        counts = ", ".join(map(str, st.players))
+        echo(f"\nstrength: against {st.field} at {counts} players; ladder (dinolab ladder):")
+        echo(f"  {st.ladder_players} players, each rung against {st.field}: {', '.join(st.ladder)}")
     if g.registry.options:
         echo("\nrestrictable options (restricted play): " + ", ".join(g.registry.options))
     echo(f"\ntables (log schema version {g.schema_version}):")

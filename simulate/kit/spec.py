@@ -88,6 +88,22 @@ class Symmetry:
 
 
 @dataclasses.dataclass(frozen=True)
+class Strength:
+    """The game's strength yardstick: the default heuristic ``field`` that stronger bots are
+    measured against, at the game's usual player counts ``players`` (the shipped ``tuned`` bot
+    must beat it at each, tests/test_tuned.py), and the ladder's rungs, each played against
+    the field at ``ladder_players`` and put on one scale by ``dinolab rate``
+    (``BOT:GAMES``, docs/<game>.md)."""
+
+    field: str
+    players: tuple[int, ...]
+    ladder: tuple[str, ...] = ()
+    ladder_players: int = 4
+    test_games: int = 20_000
+    """Rotated games per player count in the test."""
+
+
+@dataclasses.dataclass(frozen=True)
 class Variant:
     """A paired rule variant the game's report shows (played by ``dinolab report``)."""
 
@@ -184,6 +200,8 @@ class GameSpec:
     """Bumped whenever a logged column changes; the manifest records it."""
     symmetry: Symmetry | None = None
     """The game's symmetric setup, if it has one (checked by tests/test_seat_symmetry.py)."""
+    strength: Strength | None = None
+    """The game's default heuristic, usual player counts and strength ladder."""
     log_type: type = dataclasses.field(init=False, repr=False)
 
     def __post_init__(self) -> None:

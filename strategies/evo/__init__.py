@@ -1,7 +1,10 @@
-"""EVO bots: ``random``, ``heuristic``, ``heuristic-v1``, ``search``."""
+"""EVO bots: ``random``, ``heuristic``, ``heuristic-v1``, ``search``, ``tuned`` (``heuristic``
+with the parameters of ``tuned.json``, tuned against three heuristics)."""
+
+from pathlib import Path
 
 from rules.evo.options import OPTIONS
-from strategies.core.registry import PathParam, Registry, StrategyInfo, StrategyParam
+from strategies.core.registry import PathParam, Registry, StrategyInfo, StrategyParam, tuned
 from strategies.evo import heuristic_v1
 from strategies.evo.bots import HEURISTIC, HEURISTIC_V1, RANDOM, SEARCH
 from strategies.evo.heuristic import DEFAULTS
@@ -29,6 +32,19 @@ def _common(d: tuple[float, ...], bid: str) -> tuple[StrategyParam, ...]:
     )
 
 
+_HEURISTIC = StrategyInfo(
+    "heuristic",
+    HEURISTIC,
+    "saves dinos from the climate, attacks on good odds, bids gene values fitted by "
+    "self-play (a value table), jumping to the bid no rival would beat",
+    (
+        *_common(_H, "multiplier on the table's gene values (1: as fitted)"),
+        StrategyParam(
+            "jump", _H[8], 0.0, 1.0, "1: bid at once what no rival would beat; 0: lowest"
+        ),
+    ),
+    (_VALUES,),
+)
 REGISTRY = Registry(
     "evo",
     [
@@ -38,19 +54,7 @@ REGISTRY = Registry(
             "uniform over the legal choices at every decision (the allowed ones under "
             "restricted play), bids and card plays included",
         ),
-        StrategyInfo(
-            "heuristic",
-            HEURISTIC,
-            "saves dinos from the climate, attacks on good odds, bids gene values fitted by "
-            "self-play (a value table), jumping to the bid no rival would beat",
-            (
-                *_common(_H, "multiplier on the table's gene values (1: as fitted)"),
-                StrategyParam(
-                    "jump", _H[8], 0.0, 1.0, "1: bid at once what no rival would beat; 0: lowest"
-                ),
-            ),
-            (_VALUES,),
-        ),
+        _HEURISTIC,
         StrategyInfo(
             "heuristic-v1",
             HEURISTIC_V1,
@@ -70,6 +74,7 @@ REGISTRY = Registry(
                 StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
             ),
         ),
+        tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],
     options=OPTIONS,
 )

@@ -17,7 +17,7 @@ from simulate.games.dino_kontra_dino.kernel import play_chunk
 from simulate.games.dino_kontra_dino.replay import render
 from simulate.games.dino_kontra_dino.tables import TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.dino_kontra_dino import REGISTRY
 from strategies.dino_kontra_dino.allowed import mark_free
 from strategies.dino_kontra_dino.search import SCRATCH
@@ -112,5 +112,10 @@ SPEC = GameSpec(
     notebook="notebooks/dino_kontra_dino.ipynb",
     symmetry=Symmetry(
         4, ("random", "greedy", "blind", "cautious", "odds", "tuned"), ("first_holder=-1",)
+    ),
+    strength=Strength(
+        "greedy",
+        (2, 3, 4, 5),
+        ("random:40000", "tuned:40000", "montecarlo[rollouts=8]:8000", "montecarlo:4000"),
     ),
 )

@@ -19,7 +19,7 @@ from simulate.games.evo.fit import fit
 from simulate.games.evo.kernel import play_chunk
 from simulate.games.evo.replay import render
 from simulate.games.evo.tables import TABLES
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry, Variant
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry, Variant
 from strategies.evo import REGISTRY
 from strategies.evo.search import DEFAULT_TABLE, SCRATCH
 from strategies.evo.values import builtin, table_of
@@ -126,5 +126,10 @@ SPEC = GameSpec(
     ),
     fit=fit,
     schema_version=2,
-    symmetry=Symmetry(4, ("random", "heuristic", "heuristic-v1")),
+    symmetry=Symmetry(4, ("random", "heuristic", "heuristic-v1", "tuned")),
+    strength=Strength(
+        "heuristic",
+        (3, 4, 5),
+        ("random:4000", "tuned:40000", "search[rollouts=4]:2000", "search:1000"),
+    ),
 )
