@@ -75,6 +75,7 @@ def ranked_cards(df: pl.DataFrame) -> bytes:
     names = [f"{n} #{i}" for n, i in zip(d["name"], d["card_id"], strict=True)]
     rate = d["win_rate"].to_numpy() * 100
     err = [rate - d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100 - rate]
+    err = np.maximum(err, 0.0)  # a Wilson bound at 0% or 100% can cross the rate by rounding
     fig, ax = plt.subplots(figsize=(6.5, max(3, 0.19 * len(names) + 1)))
     ax.barh(names, rate, xerr=err, color=COLOR, ecolor="black", capsize=2)
     ax.set_xlabel("rounds won when played, %")

@@ -1,0 +1,195 @@
+"""The report's robustness section: a companion with tuned bots, played once and reused, and
+the verdict rules on planted cases."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from reports.measure import Difference
+from reports.metrics import Estimate
+from reports.robustness import CHANGES, HOLDS, estimate_verdict, ranking_verdict, side
+from simulate.robustness import FOLDER, companion_games
+
+TITLE = "## Robustness: with stronger bots"
+
+
+def simulate(cli, out: Path, games: int, strategy: str) -> Path:
+    r = cli(
+        "simulate",
+        "dkd",
+        "--games",
+        games,
+        "--players",
+        4,
+        "--seed",
+        5,
+        "--strategy",
+        strategy,
+        "--rotate",
+        "--chunk-size",
+        700,
+        "--workers",
+        1,
+        "--out",
+        out,
+        "--no-progress",
+    )
+    assert r.code == 0, r.err
+    return out
+
+
+@pytest.fixture(scope="module")
+def dkd(tmp_path_factory, cli_module) -> Path:
+    """2,000 four-player Dino Kontra Dino games, mixed bots, rotated seats, no report yet."""
+    out = tmp_path_factory.mktemp("robust") / "dkd"
+    return simulate(cli_module, out, 2000, "greedy,cautious,blind,random")
+
+
+def test_bad_games_is_one_line_and_writes_nothing(dkd, cli, tmp_path):
+    run = shutil.copytree(dkd, tmp_path / "copy")
+    r = cli("report", run, "--robustness-games", 0)
+    assert r.code == 2
+    assert r.err.strip().count("\n") == 0 and "--robustness-games" in r.err
+    assert not (run / "report.html").exists() and not (run / FOLDER).exists()
+
+
+def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, cli):
+    r = cli("report", dkd, "--no-robustness", "--workers", 1)
+    assert r.code == 0, r.err
+    assert TITLE not in (dkd / "report.md").read_text()
+    assert not (dkd / FOLDER).exists()
+
+    r = cli("report", dkd, "--robustness-games", 1002, "--workers", 1)
+    assert r.code == 0, r.err
+    assert "playing the robustness companion" in r.out
+    md = (dkd / "report.md").read_text()
+    section = md[md.index(TITLE) :]
+    assert "first_share" in section and "strongest three cards" in section
+    assert HOLDS in section or CHANGES in section
+    assert "id='robustness'" in (dkd / "report.html").read_text()
+    manifest = json.loads((dkd / FOLDER / "manifest.json").read_text())
+    config = manifest["config"]
+    base = json.loads((dkd / "manifest.json").read_text())["config"]
+    assert config["games"] == 1000  # whole deals of 4 rotated games
+    assert {s.split("[")[0] for s in config["strategies"]} == {"tuned"}
+    assert (config["seed"], config["rotate"], config["params"]) == (
+        base["seed"],
+        base["rotate"],
+        base["params"],
+    )
+    stamp = (dkd / FOLDER / "manifest.json").stat().st_mtime_ns
+
+    r = cli("report", dkd, "--robustness-games", 1000, "--workers", 1)
+    assert r.code == 0, r.err
+    assert "robustness companion" not in r.out  # reused, not replayed
+    assert (dkd / FOLDER / "manifest.json").stat().st_mtime_ns == stamp
+    assert TITLE in (dkd / "report.md").read_text()
+
+    r = cli("report", dkd, "--robustness-games", 500, "--workers", 1)
+    assert r.code == 0, r.err
+    assert "another configuration (games: 1000 -> 500)" in r.out
+    assert json.loads((dkd / FOLDER / "manifest.json").read_text())["config"]["games"] == 500
+
+
+def test_a_tuned_lineup_is_not_checked_against_itself(cli, tmp_path):
+    run = simulate(cli, tmp_path / "tuned", 200, "tuned")
+    r = cli("report", run, "--workers", 1)
+    assert r.code == 0, r.err
+    md = (run / "report.md").read_text()
+    assert "already 'tuned' in every position" in md[md.index(TITLE) :]
+    assert not (run / FOLDER).exists()
+
+
+def test_companion_games_keeps_whole_deals():
+    assert companion_games(2000, 20_000, 4, True) == 2000
+    assert companion_games(2000, 1002, 4, True) == 1000
+    assert companion_games(2000, 1002, 4, False) == 1002
+    assert companion_games(3, 20_000, 4, True) == 3
+
+
+# ------------------------------------------------------------------ the rules, planted
+
+
+def est(value: float, half: float) -> Estimate:
+    return Estimate(value, half / 1.96, value - half, value + half, 1000)
+
+
+def diff(d: float, half: float, paired: bool = True) -> Difference:
+    return Difference(est(0, 0), est(0, 0), d, half / 1.96, d - half, d + half, paired)
+
+
+WORDS = {1: "favoured", -1: "at a disadvantage", 0: "fair"}
+
+
+def test_side_of_a_reference():
+    assert side(est(0.30, 0.01), 0.25) == 1
+    assert side(est(0.20, 0.01), 0.25) == -1
+    assert side(est(0.26, 0.02), 0.25) == 0
+    assert side(est(float("nan"), 0.01), 0.25) is None
+
+
+def test_a_conclusion_that_holds():
+    v = estimate_verdict(
+        "first", est(0.30, 0.01), est(0.29, 0.02), diff(-0.01, 0.01), 0.25, WORDS, "share"
+    )
+    assert v.holds is True and v.verdict == HOLDS
+
+
+def test_lost_significance_holds_only_while_the_difference_holds_zero():
+    weak = est(0.27, 0.03)  # fair within noise on the companion's fewer games
+    v = estimate_verdict("first", est(0.30, 0.01), weak, diff(-0.03, 0.04), 0.25, WORDS, "share")
+    assert v.holds is True
+    v = estimate_verdict("first", est(0.30, 0.01), weak, diff(-0.03, 0.02), 0.25, WORDS, "share")
+    assert v.holds is False
+    assert v.verdict.startswith(f"{CHANGES}: favoured becomes fair")
+    assert "-3.00 pp [-5.00, -1.00] (paired, same games)" in v.verdict
+
+
+def test_a_conclusion_that_changes():
+    v = estimate_verdict(
+        "rho", est(-0.4, 0.2), est(0.3, 0.2), diff(0.7, 0.3, False), 0.0, WORDS, "rank correlation"
+    )
+    assert v.holds is False and "at a disadvantage becomes favoured" in v.verdict
+    assert "independent runs" in v.verdict
+    v = estimate_verdict(
+        "new", est(0.25, 0.01), est(0.35, 0.02), diff(0.1, 0.02), 0.25, WORDS, "share"
+    )
+    assert v.holds is False and "fair becomes favoured" in v.verdict
+    v = estimate_verdict("nan", est(0.25, 0.01), est(float("nan"), 0.1), None, 0.25, WORDS, "x")
+    assert v.holds is None and v.verdict.startswith("not measurable")
+
+
+def table(values: dict[str, float], half: float = 0.005) -> pl.DataFrame:
+    names = list(values)
+    v = [values[n] for n in names]
+    return pl.DataFrame(
+        {"name": names, "value": v, "lo": [x - half for x in v], "hi": [x + half for x in v]}
+    )
+
+
+RUN = table({c: 0.1 * k for k, c in enumerate("abcdefgh")})  # h strongest, a weakest
+
+
+def test_rankings_that_hold():
+    same = table({**{c: 0.1 * k for k, c in enumerate("abcdefgh")}, "h": 0.0})
+    v = ranking_verdict("strongest", RUN, same, True, "share")  # h leaves, g and f stay
+    assert v.holds is True
+    close = table(
+        {"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.4, "e": 0.5, "f": 0.6, "g": 0.7, "h": 0.69}, half=0.05
+    )
+    assert ranking_verdict("weakest", RUN, close, False, "share").holds is True
+
+
+def test_rankings_that_change():
+    flipped = table({c: -0.1 * k for k, c in enumerate("abcdefgh")})
+    v = ranking_verdict("strongest", RUN, flipped, True, "share")
+    assert v.holds is False
+    assert v.verdict.startswith(f"{CHANGES}: 0 of 3 stay; h is 8th")
+    assert ranking_verdict("weakest", RUN, flipped, False, "share").holds is False
+    gone = table({"a": 0.0, "b": 0.1})
+    assert ranking_verdict("strongest", RUN, gone, True, "share").holds is None
