@@ -17,8 +17,8 @@ from rules.core.errors import DinolabError
 from simulate.cli import (  # noqa: F401 (commands)
     analysis_commands,
     fit_commands,
-    ladder_commands,
     info_commands,
+    ladder_commands,
     restrict_commands,
     run_commands,
     search_commands,

@@ -16,7 +16,7 @@ from simulate.games.table_battles.check import play_checked
 from simulate.games.table_battles.kernel import kernel_inputs, play_chunk
 from simulate.games.table_battles.replay import render
 from simulate.games.table_battles.tables import TABLES
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.table_battles import REGISTRY
 
 I8 = pa.int8()
@@ -94,5 +94,12 @@ SPEC = GameSpec(
     demo=Demo(2, "heuristic", games=1_000_000, rotate=False, test_games=600),
     report="reports.table_battles",
     notebook="notebooks/table_battles.ipynb",
-    symmetry=Symmetry(2, ("random", "heuristic")),
+    symmetry=Symmetry(2, ("random", "heuristic", "tuned")),
+    strength=Strength(
+        "heuristic",
+        (2,),
+        ("random:4000", "tuned:40000", "search[rollouts=2]:2000", "search:1000"),
+        ladder_players=2,
+        test_games=40_000,
+    ),
 )
