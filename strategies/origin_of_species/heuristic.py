@@ -14,12 +14,24 @@ stake per token needed, so animal ``a`` is fed when the tokens reach the cumulat
 to it, with a smooth chance ``at_least(c, mu)``; a seat's expected points are the sum over its
 animals of that chance times the animal's points at stake.
 
+**Predation model** (issue 16; :func:`danger`). An animal survives the round if it is fed
+*and not eaten*. Each opponent carnivore that can reach it (Swimming, High Body Weight and
+Camouflage against the carnivore's traits) attacks with chance ``predation`` one of the
+animals it can reach, weighted by their points at stake (:func:`prey_weight`: carnivores go
+for the loaded animals); an opponent without a carnivore may still play one (``latent``).
+Burrowing (once fed), Running, Tail Loss, Mimicry and Poisonous cut the chance. ``risk``
+scales it. A trait's point is worth its chance to be fed times the chance not to be eaten, so
+a loaded animal within an opponent carnivore's reach draws protection rather than more
+points, and a protective trait is worth the points it keeps (``defence`` times the drop in
+that chance times the points at stake): the earlier bot ignored which carnivores could reach
+which animal and stacked its traits onto the animal likeliest fed.
+
 **Development.** Each play is valued by the change in expected points it makes (a new animal
-is fed last: its 2 points times the chance the tokens reach the whole need plus one; a
-Carnivore or High Body Weight raises the need of its animal and of every animal fed after it,
-a Carnivore also has prey; a Parasite changes the *opponent's* expected points, its own 3
-points going to the host's owner) plus small terms per trait (protection against the
-opponents' carnivores, storage, food links, utility). The bot passes when the best play is
+is fed last: its 2 points times the chance the tokens reach the whole need plus one, and
+that it is not eaten; a Carnivore or High Body Weight raises the need of its animal and of
+every animal fed after it, a Carnivore also has prey; a Parasite changes the *opponent's*
+expected points, its own 3 points going to the host's owner) plus small terms per trait
+(protection as above, storage, food links, utility). The bot passes when the best play is
 worth less than ``pass_at`` (in the last round when nothing is worth more than 0).
 
 **Feeding.** Piracy on the opponent animal closest to being fed; Hibernation for an animal
@@ -42,7 +54,9 @@ never by seat or index order. Sums over the table need neither.
 
 Parameters (``hp``, see ``strategies/origin_of_species/__init__.py``): 0 ``animals``,
 1 ``caution``, 2 ``aggression``, 3 ``defence``, 4 ``carnivore``, 5 ``parasite``, 6 ``fat``,
-7 ``links``, 8 ``utility``, 9 ``pass_at``, 10 ``tail_first``, 11 ``fat_bank``.
+7 ``links``, 8 ``utility``, 9 ``pass_at``, 10 ``tail_first``, 11 ``fat_bank``, 12
+``predation``, 13 ``latent``, 14 ``risk``. The defaults of 1, 2, 5 and 6 were re-chosen with
+the predation model by a coordinate search against ``heuristic-v1`` at 2-5 players.
 """
 
 from __future__ import annotations
@@ -52,6 +66,7 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import uniform
 from rules.origin_of_species.board import (
+    B_BURROW,
     B_CAMO,
     B_CARN,
     B_HBW,
@@ -127,8 +142,8 @@ from rules.origin_of_species.engine import (
 )
 from rules.origin_of_species.options import option_of
 
-N_HP = 12
-DEFAULTS = (0.5, 1.5, 0.15, 0.3, 1.6, 1.0, 1.0, 1.0, 1.0, -0.5, 0.0, 0.0)
+N_HP = 15
+DEFAULTS = (0.5, 2.0, 0.08, 0.3, 1.6, 0.5, 1.5, 1.0, 1.0, -0.5, 0.0, 0.0, 0.6, 0.3, 1.0)
 """Default parameters (also the rollout policy of the search bot)."""
 
 B_RUN = np.int64(1) << RUNNING
@@ -139,6 +154,8 @@ B_SCAV = np.int64(1) << SCAVENGER
 B_PIRACY = np.int64(1) << PIRACY
 B_HIB = np.int64(1) << HIBERNATION
 B_GRAZE = np.int64(1) << GRAZING
+B_SHIELD = B_HBW | B_SWIM | B_MIMIC | B_BURROW | B_CAMO | B_RUN | B_TAIL | B_POISON
+"""The traits that can keep an animal from being eaten."""
 NEG = -1e18
 # Scratch layout (STATE.bot_f / bot_i, valid during one decision)
 D0 = 0  # bot_f[D0 + seat]: tokens the seat still needs
@@ -276,6 +293,86 @@ def prey_for(tb, st, s, a, extra) -> int:
     return c
 
 
+# ---------------------------------------------------------------- predation
+
+
+@jit_inline
+def can_eat(cm, m) -> bool:
+    """A carnivore with trait bits ``cm`` may attack an animal with bits ``m`` as far as the
+    passive traits that never change in a round go (Swimming, High Body Weight, Camouflage)."""
+    if (m ^ cm) & B_SWIM:
+        return False
+    if m & B_HBW and not cm & B_HBW:
+        return False
+    return not (m & B_CAMO and not cm & B_SHARP)
+
+
+@jit_inline
+def prey_weight(x) -> float:
+    """How much a carnivore prefers a prey with ``x`` points at stake: carnivores go for the
+    loaded animals (their value of an attack grows with the prey's points)."""
+    return 4.0 + x
+
+
+@jit
+def hunt_share(tb, st, o, cm, s, a, own) -> float:
+    """Share of carnivore bits ``cm`` of seat ``o``'s attention that the animal (s, a) of
+    prey weight ``own`` draws among every animal outside seat ``o`` it could attack (``a`` -1:
+    a new animal, not yet on the table)."""
+    tot = own
+    for x in range(tb.n_players):  # a sum: any order
+        if x == o:
+            continue
+        for y in range(st.n_an[x]):
+            if x == s and y == a:
+                continue
+            if st.an_prot[x, y] == 0 and can_eat(cm, st.an_tr[x, y]):
+                tot += prey_weight(stakes(tb, st, x, y))
+    return own / tot
+
+
+@jit
+def danger(tb, st, hp, s, a, m, pf) -> float:
+    """Chance that own animal (s, a) with trait bits ``m`` (``a`` -1: a new animal) is eaten
+    before the round's extinction: each opponent carnivore that can reach it attacks with
+    chance ``predation`` (hp[12]) one of the animals it can reach, the loaded ones first
+    (:func:`prey_weight`); a seat with no carnivore yet may play one (``latent``, hp[13]).
+    Burrowing (when fed: chance ``pf``), Running, Tail Loss, Mimicry and Poisonous cut it."""
+    if a >= 0 and st.an_prot[s, a] > 0:
+        return 0.0
+    n = tb.n_players
+    x = stakes(tb, st, s, a) if a >= 0 else float(tb.animal_points)
+    if a >= 0 and m != st.an_tr[s, a]:
+        x += tb.trait_points
+    own = prey_weight(x)
+    surv = 1.0
+    for o in range(n):  # a product: any order
+        if o == s:
+            continue
+        has = False
+        for c in range(st.n_an[o]):
+            cm = st.an_tr[o, c]
+            if not cm & B_CARN:
+                continue
+            has = True
+            if can_eat(cm, m):
+                surv *= 1.0 - hp[12] * hunt_share(tb, st, o, cm, s, a, own)
+        if not has and can_eat(B_CARN, m):
+            surv *= 1.0 - hp[13] * hunt_share(tb, st, o, B_CARN, s, a, own)
+    r = 1.0 - surv
+    if m & B_BURROW:
+        r *= 1.0 - 0.7 * pf
+    if m & B_RUN:
+        r *= max(0.0, (tb.run_from - 1) / 6.0)
+    if m & B_TAIL:
+        r *= 0.4
+    if m & B_MIMIC and st.n_an[s] > 1:
+        r *= 0.5
+    if m & B_POISON:
+        r *= 0.3
+    return min(r, 0.95)
+
+
 # ---------------------------------------------------------------- development
 
 
@@ -329,6 +426,7 @@ def dev_context(tb, st, hp, s):
     animal_v = NEG
     if na < MAX_ANIMALS:
         pn = at_least(c + 1, mu, sig)
+        pn *= 1.0 - min(0.95, hp[14] * danger(tb, st, hp, s, np.int64(-1), np.int64(0), pn))
         animal_v = pn * tb.animal_points
         if not last:
             animal_v += 0.6 * pn
@@ -363,11 +461,18 @@ def ep_with(st, s, x, k, g, mu, sig) -> float:
 @jit
 def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     """Value of single trait ``tr`` on own animal (s, a)."""
-    _bank, mu, sig, ep0, _c0, threat, last, n_carn, _animal_v = ctx
+    _bank, mu, sig, ep0, _c0, _threat, last, n_carn, _animal_v = ctx
     tp = float(tb.trait_points)
     m = st.an_tr[s, a]
     pf = st.bot_f[PF + a]
-    protect = hp[3] * threat * 0.3 * (st.bot_f[SA + a] + tp) * pf
+    # predation: the trait's point counts as far as the animal survives; a protective trait
+    # is worth the points it keeps from the carnivores that could reach the animal
+    r0 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m, pf))
+    r1 = r0
+    if (np.int64(1) << tr) & B_SHIELD:
+        r1 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
+    protect = hp[3] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
+    surv = 1.0 - r1
     if tr in (CARNIVORE, HIGH_BODY_WEIGHT):
         v = ep_with(st, s, a, tb.food[tr], tp + tb.bonus[tr], mu, sig) - ep0
         if tr == CARNIVORE:
@@ -379,7 +484,7 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
             if m & B_CARN:
                 v += 0.3 * hp[4]
         return v
-    base = pf * tp
+    base = tp * pf * surv
     if tr == FAT_TISSUE:
         if last:
             return base
@@ -401,7 +506,7 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     if tr in (BURROWING, CAMOUFLAGE, RUNNING, TAIL_LOSS):
         return base + protect
     if tr == POISONOUS:
-        return base + 0.8 * protect
+        return base + protect
     if tr == SCAVENGER:
         return base + hp[8] * 0.15 * n_carn
     if tr == PIRACY:
@@ -415,15 +520,14 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
 
 @jit
 def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
-    """Best own animal for single trait ``tr``: (value, packed target). Traits whose value
-    depends on the animal beyond its chance to be fed (Carnivore, the traits that matter to
-    carnivores, Fat Tissue) try every animal; protective traits go to the animal with the
-    most points likely kept, the others to the likeliest fed with the fewest cards."""
+    """Best own animal for single trait ``tr``: (value, packed target). Every animal is
+    tried: a trait's worth depends on the animal's chance to be fed and not eaten
+    (:func:`danger`), and a protective trait's on the points it keeps from the carnivores
+    that could reach that animal (issue 16: before, only Carnivore, High Body Weight,
+    Swimming, Sharp Vision and Fat Tissue were valued per animal, the others went to the
+    animal likeliest fed, so traits piled onto one animal whatever the carnivores)."""
     best = NEG
     bt = np.int64(1) << tr
-    per_animal = tr in (CARNIVORE, HIGH_BODY_WEIGHT, SWIMMING, SHARP_VISION, FAT_TISSUE)
-    protective = tr in (BURROWING, CAMOUFLAGE, RUNNING, MIMICRY)
-    protective = protective or tr in (TAIL_LOSS, POISONOUS)
     pick = np.int64(-1)
     ties = np.int64(0)
     for a in range(st.n_an[s]):
@@ -436,20 +540,12 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
         if (tr == CARNIVORE and m & B_SCAV) or (tr == SCAVENGER and m & B_CARN):
             continue
         cards = popcount(m) + st.an_fat_cards[s, a]
-        if per_animal:
-            v = trait_value(tb, st, s, a, tr, hp, ctx) - 0.01 * cards
-        elif protective:
-            v = st.bot_f[SA + a] * st.bot_f[PF + a]
-        else:
-            v = st.bot_f[PF + a] - 0.01 * cards
+        v = trait_value(tb, st, s, a, tr, hp, ctx) - 0.01 * cards
         take, best, ties = better(st, v, best, ties)
         if take:
             pick = a
     if pick < 0:
         return NEG, np.int64(-1)
-    if not per_animal:
-        best = trait_value(tb, st, s, pick, tr, hp, ctx)
-        best -= 0.01 * (popcount(st.an_tr[s, pick]) + st.an_fat_cards[s, pick])
     return best, (np.int64(s) << 16) | (np.int64(pick) << 8)
 
 
