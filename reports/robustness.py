@@ -28,11 +28,12 @@ metrics (common random numbers), from the two standard errors for run metrics (f
 
 *Side of a reference* (the first mover's share, the game's claims): each estimate is *above*
 the reference when its 95% interval lies above it, *below* when below, *neither* otherwise.
-The conclusion holds when the companion's side is the run's. The companion has fewer games, so
-an effect the run resolves can lose its significance on the companion's games alone: then it
-holds as long as the difference's interval contains 0 (the stronger bots do not move the figure
-detectably). It changes when the side flips, when the companion finds an effect the run does
-not, or when the effect loses significance and the difference excludes 0.
+The conclusion *holds* when the companion's side is the run's. It *changes* when the sides
+differ **and** the difference's interval excludes 0: the qualitative statement is another and
+the stronger bots detectably moved the figure. Sides that differ while the difference holds 0
+are read as noise and the conclusion holds (the row says so): the companion has fewer games, so
+an effect the run resolves can lose its significance on them, and a dozen conclusions at 95%
+would otherwise "change" by chance about every other report.
 
 *Equal seats* (Wald test at 5%): the same rule with "seats differ" and "no detectable seat
 effect" for the sides and ``seat_gap``'s difference as the figure.
@@ -154,8 +155,7 @@ def side_verdict(
     tuned = f"{words[tuned_side]}: {tuned}"
     if tuned_side == run_side:
         return Verdict(conclusion, reported, tuned, True, "", plot)
-    covers = diff is not None and diff.lo <= 0 <= diff.hi
-    if tuned_side == 0 and covers:
+    if diff is not None and diff.lo <= 0 <= diff.hi:  # another side, but within noise
         return Verdict(conclusion, reported, tuned + " (the difference holds 0)", True, "", plot)
     why = f"{words[run_side]} becomes {words[tuned_side]} ({tuned.split(': ', 1)[1]})"
     return Verdict(conclusion, reported, tuned, False, why, plot)
@@ -388,10 +388,10 @@ def section(
         f"seat on the run's first {companion.games_logged:,} games (the same deals and dice; "
         f"stored in the run's robustness/ folder). A conclusion holds when its qualitative "
         f"statement is the same with the tuned bots: the same side of its reference (fair "
-        f"share, 0, one half) by 95% intervals, or, where the companion's fewer games lose the "
-        f"significance, a change (tuned minus run; paired game by game where the runs share "
-        f"games) whose interval holds 0; at least two of the strongest and of the weakest three "
-        f"still among the tuned bots' three (or not distinguishable from the third). "
+        f"share, 0, one half) by 95% intervals; it changes when the side differs and the "
+        f"change (tuned minus run, 95% interval; paired game by game where the runs share "
+        f"games) excludes 0. At least two of the strongest and of the weakest three must stay "
+        f"among the tuned bots' three (or not distinguishable from the third). "
         f"{held} of {len(verdicts)} hold"
         + (f"; changed: {', '.join(changed)}." if changed else ".")
         + " Conclusions that change describe the bots more than the game."

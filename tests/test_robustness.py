@@ -140,6 +140,13 @@ def test_a_conclusion_that_holds():
     assert v.holds is True and v.verdict == HOLDS
 
 
+def test_another_side_within_noise_holds():
+    v = estimate_verdict(
+        "first", est(0.25, 0.01), est(0.28, 0.025), diff(0.03, 0.035), 0.25, WORDS, "share"
+    )
+    assert v.holds is True and "(the difference holds 0)" in v.tuned
+
+
 def test_lost_significance_holds_only_while_the_difference_holds_zero():
     weak = est(0.27, 0.03)  # fair within noise on the companion's fewer games
     v = estimate_verdict("first", est(0.30, 0.01), weak, diff(-0.03, 0.04), 0.25, WORDS, "share")
