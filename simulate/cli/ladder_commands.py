@@ -12,6 +12,9 @@ from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
 from simulate.cli.common import Progress, Workers
 
+POSITION_0 = "lineup_share[0]"
+"""The metric of a rung: its bot's win share (lineup position 0) against the field."""
+
 
 def rungs(specs: list[str], scale: float) -> list[tuple[str, int]]:
     """``BOT:GAMES`` specs as (bot, games), the games scaled (at least 1)."""
@@ -58,8 +61,9 @@ def ladder(
     """Put a game's bots on one strength scale: each rung against the default heuristic.
 
     Each rung plays lineup position 0 against the game's default heuristic in every other
-    seat, seats rotated, on the same seed; the runs go to OUT/GAME/<bot>/ and `dinolab rate`
-    puts every bot (the heuristic included) on one Plackett-Luce scale with 95% intervals,
+    seat, seats rotated, on the same seed; the runs go to OUT/GAME/<bot>/. Each rung's win
+    share against the field is printed with its 95% interval, and `dinolab rate` puts every
+    bot (the heuristic included) on one Plackett-Luce scale with 95% intervals,
     written to OUT/GAME/ratings.html and ratings.md. A rung already played with the same
     configuration is kept (the ladder resumes); a rung whose games changed needs --force.
 
@@ -72,9 +76,12 @@ def ladder(
 
       dinolab ladder evo --scale 0.1 --rung tuned:20000 --rung "search\\[rollouts=2]:500"
     """
+    from reports.measure import measure_run
+    from reports.metrics import Context, resolve
     from simulate.cli.analysis_commands import rate
     from simulate.cli.run_commands import simulate
     from simulate.games import get_game
+    from simulate.rundir import Run
     from simulate.storage import open_store
 
     g = get_game(game)
@@ -118,4 +125,10 @@ def ladder(
             force=force,
             progress=progress,
         )
+    echo(f"\nwin share against {n - 1} x {field} (95% interval; fair {1 / n:.1%}):")
+    for (bot, _), run_dir in zip(chosen, dirs, strict=True):
+        run = Run(run_dir)
+        e = measure_run(run, [resolve(POSITION_0, Context.of(run))])[POSITION_0]
+        echo(f"  {bot:30s} {e.value:7.2%} [{e.lo:.2%}, {e.hi:.2%}]")
+    echo()
     rate(dirs, out=str(base))
