@@ -26,14 +26,7 @@ from reports.measure import features_partial, measure_run
 from reports.metrics import Estimate
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
-from reports.stats import with_wilson
-
-
-def p_text(p: float) -> str:
-    """A p-value as people read it (``p < 1e-16`` rather than 0; none when not testable)."""
-    if p != p:
-        return "not testable (too few games or no variation)"
-    return "p < 1e-16" if p < 1e-16 else f"p = {p:.2g}"
+from reports.stats import p_text, with_wilson
 
 
 def widest_half_width(conv: pl.DataFrame) -> float:

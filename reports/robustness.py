@@ -65,6 +65,7 @@ from reports.measure import Difference, differences, features_partial, measure_r
 from reports.metrics import Claim, Context, Estimate, MetricError, Ranking, Ref, expand, resolve
 from reports.section import Section
 from reports.source import RunData
+from reports.stats import p_text
 
 HOLDS = "holds with stronger bots"
 CHANGES = "changes with stronger bots"
@@ -331,7 +332,7 @@ def _seats(
 
     def text(b: dict, gap: Estimate) -> str:
         return (
-            f"chi2 {b['chi2']:.1f}, p = {b['p_value']:.2g}; largest gap "
+            f"chi2 {b['chi2']:.1f}, {p_text(b['p_value'])}; largest gap "
             f"{fmt_ci(gap, 'share')} (seats {b['best_seat']} and {b['worst_seat']})"
         )
 

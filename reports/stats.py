@@ -73,3 +73,10 @@ def clustered_mean(lf: pl.LazyFrame, by: list[str], value: str, cluster: pl.Expr
         .select([*by, pl.col("n").cast(pl.Int64), "clusters", "mean", "lo", "hi", "se"])
         .sort(by)
     )
+
+
+def p_text(p: float) -> str:
+    """A p-value as people read it (``p < 1e-16`` rather than 0; none when not testable)."""
+    if p != p:
+        return "not testable (too few games or no variation)"
+    return "p < 1e-16" if p < 1e-16 else f"p = {p:.2g}"

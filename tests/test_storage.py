@@ -52,9 +52,10 @@ def test_a_run_on_an_object_store_is_byte_identical_to_a_local_one(tmp_path, cli
     assert verify_run(url).ok
     r = cli("replay", url, "--game", "1234")
     assert r.code == 0 and "replay matches the logged rows" in r.out
-    r = cli("report", url)
+    r = cli("report", url, "--workers", 1)  # memory:// is per process: no worker pool
     assert r.code == 0, r.err
     assert "Seat advantage" in store.read_bytes("report.md").decode()
+    assert "Robustness: with stronger bots" in store.read_bytes("report.md").decode()
     assert Run(url).scan("turns").collect().height == 2000 * 44
 
 
