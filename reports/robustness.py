@@ -2,9 +2,11 @@
 
 A report describes the game as its bots play it. The CLI plays a *companion* of the run
 (``simulate.robustness``): the run's first N games again, same seed, rules, rotation and
-chunking (game ``i`` starts from the same deal and dice), with the game's ``tuned`` bot in every
-lineup position. This module only reads both runs and says, per headline conclusion, "holds with
-stronger bots" or "changes with stronger bots: ..." with the figures.
+chunking (game ``i`` starts from the same deal and dice), with the game's robust bot in every
+lineup position (its ``Strength.robust``: ``tuned``, or search at a small budget). This module
+only reads both runs and says, per headline conclusion, "holds with stronger bots" or "changes
+with stronger bots: ..." with the figures, naming the bot by the companion's strategy label
+(:func:`bot_label`).
 
 The conclusions
 ---------------
@@ -22,7 +24,7 @@ Verdict rules
 -------------
 Every figure is a declared metric (:mod:`reports.metrics`) measured by
 :mod:`reports.measure`: the run's as its report states it (all its games), the companion's on
-its N games, and their difference ``tuned - run`` with a 95% interval by
+its N games, and their difference ``companion - run`` with a 95% interval by
 :func:`reports.measure.differences`: paired game by game over the N games both played for mean
 metrics (common random numbers), from the two standard errors for run metrics (fitted models).
 
@@ -79,13 +81,14 @@ FAILED = (MetricError, ValueError, RuntimeError, ArithmeticError, np.linalg.LinA
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    """One conclusion: as the run reports it, with tuned bots, and whether it holds (``None``:
-    not measurable); ``why`` says what changed, with the figures; ``plot``: the two estimates
-    and the reference for the figure, when the conclusion is one number."""
+    """One conclusion: as the run reports it, with the stronger bots (``stronger``), and
+    whether it holds (``None``: not measurable); ``why`` says what changed, with the figures;
+    ``plot``: the two estimates and the reference for the figure, when the conclusion is one
+    number."""
 
     conclusion: str
     reported: str
-    tuned: str
+    stronger: str
     holds: bool | None
     why: str = ""
     plot: tuple[str, Estimate, Estimate, float | None, str] | None = None
@@ -118,7 +121,7 @@ def fmt_ci(e: Estimate, unit: str) -> str:
 
 
 def fmt_diff(d: Difference, unit: str) -> str:
-    """``tuned - run`` with its interval and how it was measured."""
+    """``companion - run`` with its interval and how it was measured."""
     scale, suffix = (100, " pp") if "share" in unit else (1, "")
     how = "paired, same games" if d.paired else "independent runs"
     return (
@@ -140,26 +143,27 @@ def side(e: Estimate, reference: float) -> int | None:
 def side_verdict(
     conclusion: str,
     run_side: int | None,
-    tuned_side: int | None,
+    stronger_side: int | None,
     words: dict[int, str],
     diff: Difference | None,
     reported: str,
-    tuned: str,
+    stronger: str,
     unit: str,
     plot: tuple[str, Estimate, Estimate, float | None, str] | None = None,
 ) -> Verdict:
     """The side rule (module docstring): ``words[s]`` says what side ``s`` means."""
-    if run_side is None or tuned_side is None:
+    if run_side is None or stronger_side is None:
         what = "the run" if run_side is None else "the companion"
-        return Verdict(conclusion, reported, tuned, None, f"{what} does not measure it", plot)
+        return Verdict(conclusion, reported, stronger, None, f"{what} does not measure it", plot)
     reported = f"{words[run_side]}: {reported}"
-    tuned = f"{words[tuned_side]}: {tuned}"
-    if tuned_side == run_side:
-        return Verdict(conclusion, reported, tuned, True, "", plot)
+    stronger = f"{words[stronger_side]}: {stronger}"
+    if stronger_side == run_side:
+        return Verdict(conclusion, reported, stronger, True, "", plot)
     if diff is not None and diff.lo <= 0 <= diff.hi:  # another side, but within noise
-        return Verdict(conclusion, reported, tuned + " (the difference holds 0)", True, "", plot)
-    why = f"{words[run_side]} becomes {words[tuned_side]} ({tuned.split(': ', 1)[1]})"
-    return Verdict(conclusion, reported, tuned, False, why, plot)
+        held = stronger + " (the difference holds 0)"
+        return Verdict(conclusion, reported, held, True, "", plot)
+    why = f"{words[run_side]} becomes {words[stronger_side]} ({stronger.split(': ', 1)[1]})"
+    return Verdict(conclusion, reported, stronger, False, why, plot)
 
 
 def estimate_verdict(
@@ -172,7 +176,7 @@ def estimate_verdict(
     unit: str,
 ) -> Verdict:
     """The side rule on two estimates of one metric (the run's ``a``, the companion's ``b``)."""
-    tuned = fmt_ci(b, unit) + (f"; {fmt_diff(diff, unit)}" if diff is not None else "")
+    stronger = fmt_ci(b, unit) + (f"; {fmt_diff(diff, unit)}" if diff is not None else "")
     return side_verdict(
         conclusion,
         side(a, reference),
@@ -180,7 +184,7 @@ def estimate_verdict(
         words,
         diff,
         fmt_ci(a, unit),
-        tuned,
+        stronger,
         unit,
         (conclusion.split(":")[0], a, b, reference, unit),
     )
@@ -197,16 +201,16 @@ def ranking_verdict(
     named = a.head(k)
     reported = _listing(named, unit)
     if named.height < 2 or b.height < min(k, named.height):
-        why = f"{b.height} measured with tuned bots" if named.height >= 2 else "too few items"
+        why = f"{b.height} measured with stronger bots" if named.height >= 2 else "too few items"
         return Verdict(conclusion, reported, "", None, why)
     top = b.head(k)
     edge = float(top["value"][-1])
-    tuned = _listing(top, unit)
+    stronger = _listing(top, unit)
     stay, left = 0, []
     for name in named["name"]:
         row = b.filter(pl.col("name") == name)
         if row.is_empty():
-            left.append(f"{name} is not measured with tuned bots")
+            left.append(f"{name} is not measured with stronger bots")
             continue
         r = row.row(0, named=True)
         reaches = r["hi"] >= edge if strongest else r["lo"] <= edge
@@ -216,9 +220,9 @@ def ranking_verdict(
             left.append(f"{name} is {_ordinal(r['rank'])} ({fmt_ci(_row_estimate(r), unit)})")
     need = min(k, named.height) - 1
     if stay >= need:
-        return Verdict(conclusion, reported, tuned, True)
+        return Verdict(conclusion, reported, stronger, True)
     why = f"{stay} of {named.height} stay; " + "; ".join(left)
-    return Verdict(conclusion, reported, tuned, False, why)
+    return Verdict(conclusion, reported, stronger, False, why)
 
 
 def _listing(df: pl.DataFrame, unit: str) -> str:
@@ -369,6 +373,16 @@ def _rankings(
 # ------------------------------------------------------------------ the section
 
 
+def bot_label(companion: RunData) -> str:
+    """The companion's bot as its manifest labels it (``tuned``, ``search[rollouts=2]``);
+    several labels joined by ``/`` (a lineup of several bots), the recorded names when the
+    manifest has no labels."""
+    labels = list(companion.manifest.get("strategies") or {})
+    if not labels:
+        labels = list(dict.fromkeys(s.split("[", 1)[0] for s in companion.config["strategies"]))
+    return " / ".join(labels)
+
+
 def section(
     run: RunData,
     module: ModuleType | None,
@@ -384,22 +398,23 @@ def section(
     verdicts = conclusions(run, companion, module, mapper)
     held = sum(v.holds is True for v in verdicts)
     changed = [v.conclusion.split(":")[0] for v in verdicts if v.holds is False]
+    bot = bot_label(companion)
     text = (
-        f"The report's headline conclusions re-measured with the game's tuned bot in every "
-        f"seat on the run's first {companion.games_logged:,} games (the same deals and dice; "
+        f"The report's headline conclusions re-measured with stronger bots ({bot} in every "
+        f"seat) on the run's first {companion.games_logged:,} games (the same deals and dice; "
         f"stored in the run's robustness/ folder). A conclusion holds when its qualitative "
-        f"statement is the same with the tuned bots: the same side of its reference (fair "
+        f"statement is the same with the stronger bots: the same side of its reference (fair "
         f"share, 0, one half) by 95% intervals; it changes when the side differs and the "
-        f"change (tuned minus run, 95% interval; paired game by game where the runs share "
-        f"games) excludes 0. At least two of the strongest and of the weakest three must stay "
-        f"among the tuned bots' three (or not distinguishable from the third). "
+        f"change (stronger bots minus run, 95% interval; paired game by game where the runs "
+        f"share games) excludes 0. At least two of the strongest and of the weakest three must "
+        f"stay among the stronger bots' three (or not distinguishable from the third). "
         f"{held} of {len(verdicts)} hold"
         + (f"; changed: {', '.join(changed)}." if changed else ".")
         + " Conclusions that change describe the bots more than the game."
     )
     table = pl.DataFrame(
-        [(v.conclusion, v.reported, v.tuned, v.verdict) for v in verdicts],
-        schema=["conclusion", "as reported", "with tuned bots", "verdict"],
+        [(v.conclusion, v.reported, v.stronger, v.verdict) for v in verdicts],
+        schema=["conclusion", "as reported", f"with {bot} in every seat", "verdict"],
         orient="row",
     )
     return Section(
@@ -407,14 +422,14 @@ def section(
         text,
         table,
         {c: "str" for c in table.columns},
-        plot([v for v in verdicts if v.plot is not None]),
+        plot([v for v in verdicts if v.plot is not None], bot),
         key="robustness",
     )
 
 
-def plot(verdicts: Sequence[Verdict]) -> bytes | None:
-    """Each one-number conclusion as a small panel: the run's estimate and the tuned bots',
-    with 95% intervals and the reference line."""
+def plot(verdicts: Sequence[Verdict], bot: str = "stronger bots") -> bytes | None:
+    """Each one-number conclusion as a small panel: the run's estimate and the stronger bots'
+    (``bot``, the companion's label), with 95% intervals and the reference line."""
     if not verdicts:
         return None
     cols = min(3, len(verdicts))
@@ -434,13 +449,16 @@ def plot(verdicts: Sequence[Verdict]) -> bytes | None:
                 ax.errorbar(e.value * scale, y, xerr=err, fmt="o", color=color, capsize=4)
         if reference is not None:
             ax.axvline(reference * scale, color="grey", linestyle="--", linewidth=0.8)
-        ax.set_yticks([1, 0], ["as reported", "tuned bots"], fontsize=8)
+        ax.set_yticks([1, 0], ["as reported", bot], fontsize=8)
         ax.set_ylim(-0.6, 1.6)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(label, fontsize=8)
         ax.set_facecolor("#eef6ee" if v.holds else "#fbeeee" if v.holds is False else "white")
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("As reported and with tuned bots (95% intervals; % for shares)", fontsize=9)
+    fig.suptitle(
+        f"As reported and with stronger bots ({bot} in every seat; 95% intervals; % for shares)",
+        fontsize=9,
+    )
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png", dpi=110)

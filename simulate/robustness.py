@@ -2,11 +2,14 @@
 
 A report's conclusions describe the game as its bots play it. The companion plays the run's
 first N games again (same seed, players, rules, rotation, chunking and logged tables, so game
-``i`` starts from the same deal and dice) with the game's registered ``tuned`` bot in every
-lineup position; :mod:`reports.robustness` then says which of the report's conclusions hold
-with stronger bots. It lives inside the run, ``RUN/robustness/``, a full run directory, so a
-second report reads it instead of replaying it; a companion made for another configuration
-(the run replaced, a newer shipped ``tuned`` file, another N) is replaced, saying why.
+``i`` starts from the same deal and dice) with the game's robust bot in every lineup position:
+:attr:`Strength.robust <simulate.kit.spec.Strength.robust>`, the strongest practical bot
+(``tuned``, or search at a small budget such as ``search[rollouts=2]``; ``tuned`` for a game
+that declares no strength), at most :attr:`~simulate.kit.spec.Strength.robust_games` games for
+a slow one. :mod:`reports.robustness` then says which of the report's conclusions hold with
+stronger bots. It lives inside the run, ``RUN/robustness/``, a full run directory, so a second
+report reads it instead of replaying it; a companion made for another configuration (the run
+replaced, a newer shipped ``tuned`` file, another bot or N) is replaced, saying why.
 """
 
 from __future__ import annotations
@@ -51,9 +54,17 @@ def companion_games(logged: int, games: int, n_players: int, rotate: bool) -> in
     return max(n, 1)
 
 
+def robust_bot(spec: GameSpec) -> tuple[str, int | None]:
+    """The game's robust bot (a strategy spec) and its cap on the companion's games."""
+    if spec.strength is None:
+        return TUNED, None
+    return spec.strength.robust, spec.strength.robust_games
+
+
 def companion_config(base: RunConfig, spec: GameSpec, games: int) -> RunConfig:
-    """The base configuration with ``tuned`` in every lineup position and ``games`` games."""
-    lineup = ",".join([TUNED] * base.n_players)
+    """The base configuration with the game's robust bot (:func:`robust_bot`) in every lineup
+    position and ``games`` games."""
+    lineup = ",".join([robust_bot(spec)[0]] * base.n_players)
     setup = spec.setup(spec.parameters.from_dict(base.params), base.n_players, lineup)
     return dataclasses.replace(base, strategies=tuple(s.spec for s in setup.lineup), games=games)
 
@@ -66,21 +77,24 @@ def ensure_companion(
     say: Callable[[str], None] = print,
 ) -> Companion:
     """The run's robustness companion, played, finished or replaced as needed (only for a
-    complete run); ``games`` caps N (:func:`companion_games`)."""
+    complete run); ``games`` and the game's ``robust_games`` cap N (:func:`companion_games`)."""
     if games < 1:
         raise DinolabError(f"--robustness-games must be at least 1, got {games}")
     store = open_store(run_dir)
     manifest = read_manifest(store)
     base = run_config(manifest)
-    if TUNED not in spec.registry.names():
-        return Companion(None, f"{spec.title} has no registered '{TUNED}' bot yet")
-    if all(strategy_name(s) == TUNED for s in base.strategies):
-        return Companion(None, f"this run's lineup is already '{TUNED}' in every position")
+    bot, cap = robust_bot(spec)
+    if strategy_name(bot) not in spec.registry.names():
+        return Companion(None, f"{spec.title} has no registered '{strategy_name(bot)}' bot yet")
+    if all(strategy_name(s) == bot for s in base.strategies):  # a bare name: any of its values
+        return Companion(None, f"this run's lineup is already '{bot}' in every position")
     logged = sum(c["stop"] - c["start"] for c in manifest["chunks"].values())
     if manifest.get("status") != "complete" or not logged:
         return Companion(None, "the run is incomplete: finish it, then report again")
-    n = companion_games(logged, games, base.n_players, base.rotate)
+    n = companion_games(logged, min(games, cap or games), base.n_players, base.rotate)
     config = companion_config(base, spec, n)
+    if config.strategies == base.strategies:  # the bot with these very values
+        return Companion(None, f"this run's lineup is already '{bot}' in every position")
     out = store.child(FOLDER)
     resume = False
     if out.exists("manifest.json"):
@@ -98,8 +112,7 @@ def ensure_companion(
             )
     verb = "finishing" if resume else "playing"
     say(
-        f"{verb} the robustness companion: '{TUNED}' in every seat on the run's first "
-        f"{n:,} games ..."
+        f"{verb} the robustness companion: '{bot}' in every seat on the run's first {n:,} games ..."
     )
     run(config, config.setup(), out, executor(), resume=resume, force=not resume)
     return Companion(out)

@@ -1,8 +1,9 @@
-"""The report's robustness section: a companion with tuned bots, played once and reused, and
-the verdict rules on planted cases."""
+"""The report's robustness section: a companion with the game's robust bot (tuned, or the one
+its ``Strength`` declares), played once and reused, and the verdict rules on planted cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -10,10 +11,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import simulate.games.dino_kontra_dino as dkd_game
 from reports.measure import Difference
 from reports.metrics import Estimate
 from reports.robustness import CHANGES, HOLDS, estimate_verdict, ranking_verdict, side
-from simulate.robustness import FOLDER, companion_games
+from simulate.games import all_games
+from simulate.robustness import FOLDER, companion_games, ensure_companion
 
 TITLE = "## Robustness: with stronger bots"
 
@@ -105,6 +108,56 @@ def test_a_tuned_lineup_is_not_checked_against_itself(cli, tmp_path):
     assert not (run / FOLDER).exists()
 
 
+def declare(monkeypatch, robust: str, robust_games: int | None = None) -> None:
+    """Dino Kontra Dino with another robust bot declared in its ``Strength``."""
+    spec = dkd_game.SPEC
+    strength = dataclasses.replace(spec.strength, robust=robust, robust_games=robust_games)
+    monkeypatch.setattr(dkd_game, "SPEC", dataclasses.replace(spec, strength=strength))
+
+
+def test_a_declared_robust_bot_is_played_capped_and_named(dkd, cli, monkeypatch, tmp_path):
+    run = shutil.copytree(dkd, tmp_path / "copy", ignore=shutil.ignore_patterns(FOLDER))
+    declare(monkeypatch, "cautious", 302)
+    r = cli("report", run, "--workers", 1)  # --robustness-games 20,000: the cap decides
+    assert r.code == 0, r.err
+    assert "'cautious' in every seat on the run's first 300 games" in r.out
+    config = json.loads((run / FOLDER / "manifest.json").read_text())["config"]
+    assert config["games"] == 300  # the cap, in whole deals of 4 rotated games
+    assert {s.split("[")[0] for s in config["strategies"]} == {"cautious"}
+    md = (run / "report.md").read_text()
+    section = md[md.index(TITLE) :]
+    assert "stronger bots (cautious in every seat) on the run's first 300 games" in section
+    assert "with cautious in every seat" in section  # the table's header
+    assert "tuned" not in section
+
+    r = cli("report", run, "--workers", 1, "--robustness-games", 100)  # now the option decides
+    assert r.code == 0, r.err
+    assert "another configuration (games: 300 -> 100)" in r.out
+    assert "'cautious' in every seat on the run's first 100 games" in r.out
+
+
+def test_a_declared_bot_skipped_when_missing_or_already_played(dkd, cli, monkeypatch, tmp_path):
+    declare(monkeypatch, "nosuch")
+    found = ensure_companion(dkd, dkd_game.SPEC, 1000, lambda: None, print)
+    assert found.store is None and found.why_not.endswith("no registered 'nosuch' bot yet")
+    run = simulate(cli, tmp_path / "cautious", 40, "cautious")
+    recorded = json.loads((run / "manifest.json").read_text())["config"]["strategies"][0]
+    for bot in ("cautious", recorded):  # the bare name, and the very values the run played
+        declare(monkeypatch, bot)
+        found = ensure_companion(run, dkd_game.SPEC, 1000, lambda: None, print)
+        assert found.store is None
+        assert found.why_not == f"this run's lineup is already '{bot}' in every position"
+    assert not (run / FOLDER).exists()
+
+
+@pytest.mark.parametrize("game", [g for g in all_games() if g.strength], ids=lambda g: g.name)
+def test_every_declared_robust_bot_plays(game):
+    st = game.strength
+    setup = game.setup(game.parameters.from_dict({}), st.players[0], st.robust)
+    assert {s.info.name for s in setup.lineup} == {st.robust.split("[")[0]}
+    assert st.robust_games is None or st.robust_games >= 1
+
+
 def test_companion_games_keeps_whole_deals():
     assert companion_games(2000, 20_000, 4, True) == 2000
     assert companion_games(2000, 1002, 4, True) == 1000
@@ -144,7 +197,7 @@ def test_another_side_within_noise_holds():
     v = estimate_verdict(
         "first", est(0.25, 0.01), est(0.28, 0.025), diff(0.03, 0.035), 0.25, WORDS, "share"
     )
-    assert v.holds is True and "(the difference holds 0)" in v.tuned
+    assert v.holds is True and "(the difference holds 0)" in v.stronger
 
 
 def test_lost_significance_holds_only_while_the_difference_holds_zero():

@@ -30,7 +30,7 @@ def write_report(
 ) -> tuple[str, str]:
     """Write RUN/report.html and RUN/report.md; return where. Plays the game's report
     variants first when ``variants`` and they are missing (at most ``variant_games`` games),
-    and with ``robustness`` the run's companion with tuned bots (``simulate.robustness``: at
+    and with ``robustness`` the run's companion with stronger bots (``simulate.robustness``: at
     most ``robustness_games`` games) when it is missing or was made for another configuration.
     """
     import importlib
@@ -87,12 +87,16 @@ def report(
     robustness: Annotated[
         bool,
         typer.Option(
-            help="Re-measure the headline conclusions with the game's tuned bot in every seat "
-            "on the run's first games (played once, stored in RUN/robustness/)."
+            help="Re-measure the headline conclusions with the game's strongest practical bot "
+            "(tuned, or search at a small budget) in every seat on the run's first games "
+            "(played once, stored in RUN/robustness/)."
         ),
     ] = True,
     robustness_games: Annotated[
-        int, typer.Option(help="Games of the robustness companion (at most the run's).")
+        int,
+        typer.Option(
+            help="Games of the robustness companion (at most the run's and the game's cap)."
+        ),
     ] = ROBUSTNESS_GAMES,
     workers: Annotated[
         int | None, typer.Option(help="Workers for variant and robustness runs.")
@@ -120,8 +124,10 @@ def report(
     The analyses read the run one chunk at a time, so memory does not grow with the run.
     Variants made with `dinolab compare` get a paired comparison section each. The section
     "Robustness: with stronger bots" says per headline conclusion whether it holds with the
-    game's tuned bot in every seat, on the run's first --robustness-games games (played once
-    and stored in RUN/robustness/; --no-robustness skips it). RUN may also be a study folder
+    game's strongest practical bot in every seat (tuned, or search at a small budget, as the
+    game declares: `dinolab games GAME`), on the run's first --robustness-games games (fewer
+    where the game caps a slow bot; played once and stored in RUN/robustness/;
+    --no-robustness skips it). RUN may also be a study folder
     (`dinolab sweep`, `dinolab search`): its report compares the points.
 
     Examples:

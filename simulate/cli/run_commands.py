@@ -267,7 +267,7 @@ def demo(
     robustness: Annotated[
         bool,
         typer.Option(
-            help="Check each report's conclusions with the game's tuned bots (at most "
+            help="Check each report's conclusions with the game's stronger bots (at most "
             "20,000 games each; see dinolab report --help)."
         ),
     ] = True,

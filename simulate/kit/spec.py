@@ -93,7 +93,11 @@ class Strength:
     measured against, at the game's usual player counts ``players`` (the shipped ``tuned`` bot
     must beat it at each, tests/test_tuned.py), and the ladder's rungs, each played against
     the field at ``ladder_players`` and put on one scale by ``dinolab rate``
-    (``BOT:GAMES``, docs/<game>.md)."""
+    (``BOT:GAMES``, docs/<game>.md). ``robust`` is the bot the report's robustness companion
+    (``simulate.robustness``) plays in every seat: the strongest practical one, ``tuned`` or a
+    strategy spec such as ``search[rollouts=2]`` where tuning barely beats the field;
+    ``robust_games`` caps the companion's games for a slow bot (it plays the least of the run's
+    games, ``--robustness-games`` and this)."""
 
     field: str
     players: tuple[int, ...]
@@ -101,6 +105,10 @@ class Strength:
     ladder_players: int = 4
     test_games: int = 20_000
     """Rotated games per player count in the test."""
+    robust: str = "tuned"
+    """The robustness companion's bot, in every seat (a strategy spec)."""
+    robust_games: int | None = None
+    """At most this many companion games (``None``: no cap beyond ``--robustness-games``)."""
 
 
 @dataclasses.dataclass(frozen=True)
