@@ -38,7 +38,7 @@ from simulate.games.origin_of_species.check import play_checked, run_games, setu
 from simulate.runner import run
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
-from strategies.origin_of_species.heuristic import DEFAULTS, heuristic
+from strategies.origin_of_species.heuristic import DEFAULTS, V1, heuristic
 from strategies.origin_of_species.search import SCRATCH, determinise
 from tests.test_origin_of_species_rules import animal, develop, feeding, game, hand_only, type_of
 
@@ -88,6 +88,43 @@ def test_heuristic_beats_heuristic_v1():
     bot (docs: 0.291 [0.285, 0.297] of 20,000 rotated 4-player games)."""
     p, se = share(4, "heuristic", "heuristic-v1", 1500, 35)
     assert p - 4 * se > 0.25, (p, se)
+
+
+def test_heuristic_v1_is_the_heuristic_with_model_0(tmp_path):
+    """``heuristic-v1`` is an alias: the heuristic's code with ``model`` 0 and the old
+    defaults, playing the very rows of the heuristic given those values (rows of every table
+    but the strategy label, 300 rotated 4-player games beside the predation-model heuristic).
+    When v1's separate kernel was folded in, its runs were replayed by the alias table for
+    table."""
+    v1 = REGISTRY.by_name["heuristic-v1"]
+    assert v1.plays == "heuristic" and v1.sid == REGISTRY.by_name["heuristic"].sid
+    explicit = "heuristic[" + ",".join(f"{k}={v:g}" for k, v in V1.items()) + "]"
+    assert REGISTRY.parse(explicit).values == REGISTRY.parse("heuristic-v1").values
+    assert REGISTRY.parse("heuristic").values[-1] == 1.0 and V1["model"] == 0.0
+    frames = []
+    for name, field in (("alias", "heuristic-v1"), ("explicit", explicit)):
+        cfg, setup = build_config(
+            "oos",
+            n_players=4,
+            strategies=",".join(["heuristic", field, field, field]),
+            rotate=True,
+            seed=37,
+            games=300,
+            chunk_size=None,
+            tables=None,
+        )
+        run(cfg, setup, tmp_path / name, InlineExecutor())
+        frames.append(
+            {
+                t.name: pl.read_parquet(t / "*.parquet").drop("strategy", strict=False)
+                for t in sorted((tmp_path / name).iterdir())
+                if t.is_dir()
+            }
+        )
+    alias, given = frames
+    assert set(alias) == set(given) and {"games", "players", "turns"} <= set(alias)
+    for t in alias:
+        assert alias[t].equals(given[t]), t
 
 
 def test_heuristic_keeps_its_animals_alive(tmp_path):

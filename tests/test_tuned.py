@@ -15,6 +15,7 @@ from strategies.core.registry import (
     StrategyError,
     StrategyInfo,
     StrategyParam,
+    alias,
     tuned,
 )
 from tests.strength import position_share
@@ -72,6 +73,19 @@ def test_an_alias_must_run_its_base_bots_code(tmp_path):
     g.write_text(json.dumps({"strategy": "r", "params": {}}))
     with pytest.raises(StrategyError, match="not of 'tuned'"):
         reg.parse(f"tuned[params={g}]")
+
+
+def test_a_named_alias_has_its_own_defaults():
+    p = (StrategyParam("a", 0.5, 0.0, 1.0, "a"), StrategyParam("b", 1.0, 0.0, 2.0, "b"))
+    base = StrategyInfo("base", 1, "base", p)
+    old = alias(base, "old", "base as it was", b=0.0)
+    assert old.plays == "base" and old.sid == 1 and old.doc == "base as it was"
+    reg = Registry("g", [base, old])
+    assert reg.parse("old").values == (0.5, 0.0) and reg.parse("old").label == "old"
+    assert reg.kin(old) == ("base",) and reg.kin(base) == ("old",)
+    for bad in ({"c": 0.0}, {"b": 3.0}):
+        with pytest.raises(ValueError, match="bad default"):
+            alias(base, "old", "x", **bad)
 
 
 STRONG = [(g.name, n) for g in all_games() if g.strength for n in g.strength.players]

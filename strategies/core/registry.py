@@ -91,7 +91,7 @@ class StrategyInfo:
     """A registered bot: its kernel id, a one-line description and its parameters.
 
     ``plays`` names the bot whose kernel code this one runs with other default parameters
-    (``tuned``, see :func:`tuned`); empty for a bot of its own."""
+    (an alias, see :func:`alias`, such as ``tuned``); empty for a bot of its own."""
 
     name: str
     sid: int
@@ -194,7 +194,7 @@ class Registry:
         return list(self.by_name)
 
     def kin(self, info: StrategyInfo) -> tuple[str, ...]:
-        """The other bots that run ``info``'s kernel code (a bot and its ``tuned`` alias)."""
+        """The other bots that run ``info``'s kernel code (a bot and its aliases)."""
         code = info.plays or info.name
         return tuple(
             i.name
@@ -399,6 +399,21 @@ TUNED = "tuned"
 """The registered name of each game's shipped tuned bot."""
 
 
+def alias(base: StrategyInfo, name: str, doc: str, **defaults: float) -> StrategyInfo:
+    """Bot ``name``: ``base``'s kernel code (``plays``) with the parameter defaults
+    ``defaults`` (the others as ``base`` has them). Raises ``ValueError`` for an unknown
+    parameter or a value out of its range (a registry bug)."""
+    lookup = {p.name: p for p in base.params}
+    for key, v in defaults.items():
+        p = lookup.get(key)
+        if p is None or not p.lo <= v <= p.hi:
+            raise ValueError(f"alias {name} of {base.name}: bad default {key}={v!r}")
+    params = tuple(
+        dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params
+    )
+    return StrategyInfo(name, base.sid, doc, params, base.paths, plays=base.plays or base.name)
+
+
 def tuned(base: StrategyInfo, path: Path) -> StrategyInfo:
     """``tuned``: bot ``base`` whose defaults are the parameters of the shipped file ``path``
     (written by ``dinolab tune``; its strength against the field it was tuned against is in
@@ -410,11 +425,8 @@ def tuned(base: StrategyInfo, path: Path) -> StrategyInfo:
         values = pf.values_for(base.name, lookup, (TUNED,))
     except StrategyError as e:  # a shipped file that does not fit is a packaging bug
         raise ValueError(str(e)) from None
-    params = tuple(
-        dataclasses.replace(p, default=values.get(p.name, p.default)) for p in base.params
-    )
     doc = f"{base.name} with parameters tuned by self-play ({path.parent.name}/{path.name})"
-    return StrategyInfo(TUNED, base.sid, doc, params, base.paths, plays=base.name)
+    return alias(base, TUNED, doc, **values)
 
 
 def split_lineup(text: str) -> list[str]:

@@ -1,5 +1,5 @@
-"""Origin of Species bots by id: ``random``, ``heuristic``, ``search``, ``heuristic-v1``;
-:func:`choose` dispatches.
+"""Origin of Species bots by id: ``random``, ``heuristic`` (also ``heuristic-v1``, its
+``model`` 0), ``search``; :func:`choose` dispatches.
 
 Every bot returns an action for the pending decision of ``st.actor`` (see
 :mod:`rules.origin_of_species.engine`). Restricted play lives in one place: :func:`restricted`
@@ -17,10 +17,9 @@ from rules.core.rng import bounded
 from rules.origin_of_species.engine import COUNT, actions
 from rules.origin_of_species.options import option_of
 from strategies.origin_of_species.heuristic import heuristic
-from strategies.origin_of_species.heuristic_v1 import heuristic as heuristic_v1
 from strategies.origin_of_species.search import search
 
-RANDOM, HEURISTIC, SEARCH, HEURISTIC_V1 = 0, 1, 2, 3
+RANDOM, HEURISTIC, SEARCH = 0, 1, 2
 
 
 @jit
@@ -89,11 +88,6 @@ def play_heuristic(lineup, j, tb, st) -> np.int64:
 
 
 @jit
-def play_heuristic_v1(lineup, j, tb, st) -> np.int64:
-    return heuristic_v1(tb, st, lineup.params[j], lineup.forbid[j], has_forbids(lineup, j))
-
-
-@jit
 def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
@@ -105,7 +99,5 @@ def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
         return play_heuristic(lineup, j, tb, st)
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
-    if sid == HEURISTIC_V1:
-        return play_heuristic_v1(lineup, j, tb, st)
     strict = has_forbids(lineup, j) and restricted(lineup, j, tb, st)
     return search(lineup, j, tb, st, scratch.worlds, strict)

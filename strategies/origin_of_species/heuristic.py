@@ -26,6 +26,13 @@ points, and a protective trait is worth the points it keeps (``defence`` times t
 that chance times the points at stake): the earlier bot ignored which carnivores could reach
 which animal and stacked its traits onto the animal likeliest fed.
 
+``model`` 0 plays that earlier bot (registered as ``heuristic-v1`` with its old defaults,
+:data:`V1`): no predation model (``predation``, ``latent`` and ``risk`` unused), a protective
+trait worth ``defence`` times a threat that grows with the number of opponent carnivores
+(Poisonous 0.8 of it), and only Carnivore, High Body Weight, Swimming, Sharp Vision and Fat
+Tissue valued per animal; the other traits go to the animal likeliest fed (protective ones: the
+most points likely kept). Every other rule of play is the same for both.
+
 **Development.** Each play is valued by the change in expected points it makes (a new animal
 is fed last: its 2 points times the chance the tokens reach the whole need plus one, and
 that it is not eaten; a Carnivore or High Body Weight raises the need of its animal and of
@@ -55,8 +62,9 @@ never by seat or index order. Sums over the table need neither.
 Parameters (``hp``, see ``strategies/origin_of_species/__init__.py``): 0 ``animals``,
 1 ``caution``, 2 ``aggression``, 3 ``defence``, 4 ``carnivore``, 5 ``parasite``, 6 ``fat``,
 7 ``links``, 8 ``utility``, 9 ``pass_at``, 10 ``tail_first``, 11 ``fat_bank``, 12
-``predation``, 13 ``latent``, 14 ``risk``. The defaults of 1, 2, 5 and 6 were re-chosen with
-the predation model by a coordinate search against ``heuristic-v1`` at 2-5 players.
+``predation``, 13 ``latent``, 14 ``risk``, 15 ``model``. The defaults of 1, 2, 5 and 6 were
+re-chosen with the predation model by a coordinate search against ``heuristic-v1`` at 2-5
+players.
 """
 
 from __future__ import annotations
@@ -142,9 +150,12 @@ from rules.origin_of_species.engine import (
 )
 from rules.origin_of_species.options import option_of
 
-N_HP = 15
-DEFAULTS = (0.5, 2.0, 0.08, 0.3, 1.6, 0.5, 1.5, 1.0, 1.0, -0.5, 0.0, 0.0, 0.6, 0.3, 1.0)
+N_HP = 16
+DEFAULTS = (0.5, 2.0, 0.08, 0.3, 1.6, 0.5, 1.5, 1.0, 1.0, -0.5, 0.0, 0.0, 0.6, 0.3, 1.0, 1.0)
 """Default parameters (also the rollout policy of the search bot)."""
+V1 = {"caution": 1.5, "aggression": 0.15, "parasite": 1.0, "fat": 1.0, "model": 0.0}
+"""``heuristic-v1``: the defaults that differ from :data:`DEFAULTS` (``model`` 0, and the
+values of 1, 2, 5 and 6 from before the predation model)."""
 
 B_RUN = np.int64(1) << RUNNING
 B_MIMIC = np.int64(1) << MIMICRY
@@ -297,6 +308,12 @@ def prey_for(tb, st, s, a, extra) -> int:
 
 
 @jit_inline
+def predation_model(hp) -> bool:
+    """``model`` (hp[15]) 1: the predation model; 0: ``heuristic-v1``'s play without it."""
+    return hp[15] >= 0.5
+
+
+@jit_inline
 def can_eat(cm, m) -> bool:
     """A carnivore with trait bits ``cm`` may attack an animal with bits ``m`` as far as the
     passive traits that never change in a round go (Swimming, High Body Weight, Camouflage)."""
@@ -426,7 +443,8 @@ def dev_context(tb, st, hp, s):
     animal_v = NEG
     if na < MAX_ANIMALS:
         pn = at_least(c + 1, mu, sig)
-        pn *= 1.0 - min(0.95, hp[14] * danger(tb, st, hp, s, np.int64(-1), np.int64(0), pn))
+        if predation_model(hp):
+            pn *= 1.0 - min(0.95, hp[14] * danger(tb, st, hp, s, np.int64(-1), np.int64(0), pn))
         animal_v = pn * tb.animal_points
         if not last:
             animal_v += 0.6 * pn
@@ -461,18 +479,24 @@ def ep_with(st, s, x, k, g, mu, sig) -> float:
 @jit
 def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     """Value of single trait ``tr`` on own animal (s, a)."""
-    _bank, mu, sig, ep0, _c0, _threat, last, n_carn, _animal_v = ctx
+    _bank, mu, sig, ep0, _c0, threat, last, n_carn, _animal_v = ctx
     tp = float(tb.trait_points)
     m = st.an_tr[s, a]
     pf = st.bot_f[PF + a]
-    # predation: the trait's point counts as far as the animal survives; a protective trait
-    # is worth the points it keeps from the carnivores that could reach the animal
-    r0 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m, pf))
-    r1 = r0
-    if (np.int64(1) << tr) & B_SHIELD:
-        r1 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
-    protect = hp[3] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
-    surv = 1.0 - r1
+    if predation_model(hp):
+        # the trait's point counts as far as the animal survives; a protective trait is
+        # worth the points it keeps from the carnivores that could reach the animal
+        r0 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m, pf))
+        r1 = r0
+        if (np.int64(1) << tr) & B_SHIELD:
+            r1 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
+        protect = hp[3] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
+        surv = 1.0 - r1
+        poison = 1.0
+    else:  # heuristic-v1: protection by the opponent carnivores' number alone
+        protect = hp[3] * threat * 0.3 * (st.bot_f[SA + a] + tp) * pf
+        surv = 1.0
+        poison = 0.8
     if tr in (CARNIVORE, HIGH_BODY_WEIGHT):
         v = ep_with(st, s, a, tb.food[tr], tp + tb.bonus[tr], mu, sig) - ep0
         if tr == CARNIVORE:
@@ -506,7 +530,7 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     if tr in (BURROWING, CAMOUFLAGE, RUNNING, TAIL_LOSS):
         return base + protect
     if tr == POISONOUS:
-        return base + protect
+        return base + poison * protect
     if tr == SCAVENGER:
         return base + hp[8] * 0.15 * n_carn
     if tr == PIRACY:
@@ -523,11 +547,17 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     """Best own animal for single trait ``tr``: (value, packed target). Every animal is
     tried: a trait's worth depends on the animal's chance to be fed and not eaten
     (:func:`danger`), and a protective trait's on the points it keeps from the carnivores
-    that could reach that animal (issue 16: before, only Carnivore, High Body Weight,
-    Swimming, Sharp Vision and Fat Tissue were valued per animal, the others went to the
-    animal likeliest fed, so traits piled onto one animal whatever the carnivores)."""
+    that could reach that animal. Without the predation model (``heuristic-v1``; issue 16:
+    traits piled onto one animal whatever the carnivores) only Carnivore, High Body Weight,
+    Swimming, Sharp Vision and Fat Tissue try every animal; protective traits go to the
+    animal with the most points likely kept, the others to the likeliest fed with the fewest
+    cards."""
     best = NEG
     bt = np.int64(1) << tr
+    every = predation_model(hp)
+    every = every or tr in (CARNIVORE, HIGH_BODY_WEIGHT, SWIMMING, SHARP_VISION, FAT_TISSUE)
+    protective = tr in (BURROWING, CAMOUFLAGE, RUNNING, MIMICRY)
+    protective = protective or tr in (TAIL_LOSS, POISONOUS)
     pick = np.int64(-1)
     ties = np.int64(0)
     for a in range(st.n_an[s]):
@@ -540,12 +570,20 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
         if (tr == CARNIVORE and m & B_SCAV) or (tr == SCAVENGER and m & B_CARN):
             continue
         cards = popcount(m) + st.an_fat_cards[s, a]
-        v = trait_value(tb, st, s, a, tr, hp, ctx) - 0.01 * cards
+        if every:
+            v = trait_value(tb, st, s, a, tr, hp, ctx) - 0.01 * cards
+        elif protective:
+            v = st.bot_f[SA + a] * st.bot_f[PF + a]
+        else:
+            v = st.bot_f[PF + a] - 0.01 * cards
         take, best, ties = better(st, v, best, ties)
         if take:
             pick = a
     if pick < 0:
         return NEG, np.int64(-1)
+    if not every:
+        best = trait_value(tb, st, s, pick, tr, hp, ctx)
+        best -= 0.01 * (popcount(st.an_tr[s, pick]) + st.an_fat_cards[s, pick])
     return best, (np.int64(s) << 16) | (np.int64(pick) << 8)
 
 
