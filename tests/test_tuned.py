@@ -44,12 +44,36 @@ def test_tuned_plays_its_base_with_the_files_parameters(name):
     s = reg.parse(TUNED)
     want = {p.name: body["params"].get(p.name, p.default) for p in base.params}
     assert dict(zip([p.name for p in info.params], s.values, strict=True)) == want
+    for n, sub in body.get("by_players", {}).items():  # a set of its own at some counts
+        at_n = reg.lineup(TUNED, int(n))[0]
+        want_n = {p.name: sub["params"].get(p.name, p.default) for p in base.params}
+        assert dict(zip([p.name for p in info.params], at_n.values, strict=True)) == want_n
+        assert sub["strategy"] == base.name and sub["players"] == int(n)
     # a run records every value, so a newer shipped file cannot change an old run
     assert reg.parse(s.spec).values == s.values and s.spec.startswith("tuned[")
     # the file plays the base bot too, and a base file plays as tuned
     assert reg.parse(f"{base.name}[params={shipped_file(game)}]").values == s.values
     strength = body["strength"]["win_share"]
     assert strength["ci"][0] > body["strength"]["fair_share"]
+
+
+def test_parameters_per_player_count(tmp_path):
+    p = (StrategyParam("a", 0.5, 0.0, 1.0, "a"), StrategyParam("b", 0.5, 0.0, 1.0, "b"))
+    base = StrategyInfo("base", 1, "base", p)
+    f = tmp_path / "t.json"
+    body = {"strategy": "base", "params": {"a": 0.25}, "by_players": {"2": {"params": {"a": 0.75}}}}
+    f.write_text(json.dumps(body))
+    reg = Registry("g", [base, tuned(base, f)])
+    assert reg.lineup("tuned", 3)[0].values == (0.25, 0.5)
+    assert reg.lineup("tuned", 2)[0].values == (0.75, 0.5)
+    assert reg.lineup("tuned[b=0.1]", 2)[0].values == (0.75, 0.1)  # given values still win
+    # the base bot reading the file picks the same set
+    assert reg.lineup(f"base[params={f}]", 2)[0].values == (0.75, 0.5)
+    assert reg.lineup(f"base[params={f}]", 4)[0].values == (0.25, 0.5)
+    body["by_players"]["2"]["params"]["a"] = 3.0
+    f.write_text(json.dumps(body))
+    with pytest.raises(ValueError, match=r"0\.\.1"):
+        tuned(base, f)
 
 
 def test_an_alias_must_run_its_base_bots_code(tmp_path):

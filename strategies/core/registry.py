@@ -99,6 +99,15 @@ class StrategyInfo:
     params: tuple[StrategyParam, ...] = ()
     paths: tuple[PathParam, ...] = ()
     plays: str = ""
+    by_players: tuple[tuple[int, tuple[tuple[str, float], ...]], ...] = ()
+    """Other defaults at some player counts, ``((n, ((name, value), ...)), ...)`` (a tuned
+    bot whose best parameters depend on the table's size)."""
+
+    def defaults(self, n_players: int | None = None) -> dict[str, float]:
+        """Every parameter's default at ``n_players`` (``None``: the plain defaults)."""
+        values = {p.name: p.default for p in self.params}
+        values.update(dict(self.by_players).get(n_players, ()))
+        return values
 
     def usage(self) -> str:
         """``name[key=default,...]`` for help texts."""
@@ -220,8 +229,9 @@ class Registry:
         chosen = {self.option(n) for n in names}
         return tuple(o for o in self.options if o in chosen)
 
-    def parse(self, text: str) -> Strategy:
-        """One strategy from ``name`` or ``name[key=value,...]``."""
+    def parse(self, text: str, n_players: int | None = None) -> Strategy:
+        """One strategy from ``name`` or ``name[key=value,...]``; ``n_players`` picks the
+        defaults (and a parameter file's values) for that player count where they differ."""
         m = re.fullmatch(r"\s*([A-Za-z_][\w-]*)\s*(?:\[(.*)\])?\s*", text)
         if not m:
             raise StrategyError(f"cannot read strategy {text!r}; write name or name[key=value]")
@@ -230,7 +240,7 @@ class Registry:
         if info is None:
             known = ", ".join(self.by_name)
             raise StrategyError(f"unknown strategy '{name}' for {self.game} (known: {known})")
-        values = {p.name: p.default for p in info.params}
+        values = info.defaults(n_players)
         lookup = {p.name: p for p in info.params}
         paths = {p.name: p for p in info.paths}
         given: dict[str, tuple[str, str, Any]] = {}
@@ -244,7 +254,7 @@ class Registry:
                 name, PathParam(PARAMS, "", load_params), file_item.partition("=")[2].strip()
             )
             given[PARAMS] = param_file
-            values.update(param_file[2].values_for(name, lookup, self.kin(info)))
+            values.update(param_file[2].values_for(name, lookup, self.kin(info), n_players))
         for item in items:
             key, sep, raw = item.partition("=")
             key = key.strip()
@@ -291,7 +301,7 @@ class Registry:
                 f"--strategy names {len(parts)} strategies for {n_players} players; "
                 f"give one, or one per seat"
             )
-        lineup = [self.parse(p) for p in parts]
+        lineup = [self.parse(p, n_players) for p in parts]
         for s in lineup:
             for d in s.data:
                 if d is not None and hasattr(d, "check_players"):
@@ -350,18 +360,24 @@ class ParamsFile:
     sha256: str
     strategy: str
     params: dict[str, float]
+    by_players: dict[int, dict[str, float]] = dataclasses.field(default_factory=dict)
+    """Other values at some player counts (``"by_players": {"2": {"params": {...}}}``)."""
 
     def values_for(
-        self, name: str, lookup: dict[str, StrategyParam], aliases: tuple[str, ...] = ()
+        self,
+        name: str,
+        lookup: dict[str, StrategyParam],
+        aliases: tuple[str, ...] = (),
+        n_players: int | None = None,
     ) -> dict[str, float]:
         """The file's values for strategy ``name`` (or a file of one of ``aliases``, the bots
-        that play the same code), each checked against its range."""
+        that play the same code) at ``n_players``, each checked against its range."""
         if self.strategy != name and self.strategy not in aliases:
             raise StrategyError(
                 f"{self.path} holds parameters of '{self.strategy}', not of '{name}'"
             )
         out = {}
-        for key, v in self.params.items():
+        for key, v in self.by_players.get(n_players, self.params).items():
             p = lookup.get(key)
             if p is None:
                 known = ", ".join(lookup) or "none"
@@ -386,32 +402,45 @@ def load_params(path: str) -> ParamsFile:
     try:
         data = json.loads(raw)
         strategy, params = data["strategy"], data["params"]
+        by_players = {int(n): body["params"] for n, body in data.get("by_players", {}).items()}
         if not isinstance(strategy, str) or not isinstance(params, dict):
+            raise TypeError
+        if not all(isinstance(v, dict) for v in by_players.values()):
             raise TypeError
     except (ValueError, KeyError, TypeError):
         raise StrategyError(
             f'{path} is not a parameter file (JSON with "strategy" and "params")'
         ) from None
-    return ParamsFile(path, hashlib.sha256(raw).hexdigest(), strategy, dict(params))
+    return ParamsFile(path, hashlib.sha256(raw).hexdigest(), strategy, dict(params), by_players)
 
 
 TUNED = "tuned"
 """The registered name of each game's shipped tuned bot."""
 
 
-def alias(base: StrategyInfo, name: str, doc: str, **defaults: float) -> StrategyInfo:
+def alias(
+    base: StrategyInfo,
+    name: str,
+    doc: str,
+    by_players: dict[int, dict[str, float]] | None = None,
+    **defaults: float,
+) -> StrategyInfo:
     """Bot ``name``: ``base``'s kernel code (``plays``) with the parameter defaults
-    ``defaults`` (the others as ``base`` has them). Raises ``ValueError`` for an unknown
-    parameter or a value out of its range (a registry bug)."""
+    ``defaults`` (the others as ``base`` has them), and other values at the player counts of
+    ``by_players``. Raises ``ValueError`` for an unknown parameter or a value out of its range
+    (a registry bug)."""
     lookup = {p.name: p for p in base.params}
-    for key, v in defaults.items():
+    for key, v in [*defaults.items(), *(i for d in (by_players or {}).values() for i in d.items())]:
         p = lookup.get(key)
         if p is None or not p.lo <= v <= p.hi:
             raise ValueError(f"alias {name} of {base.name}: bad default {key}={v!r}")
     params = tuple(
         dataclasses.replace(p, default=defaults.get(p.name, p.default)) for p in base.params
     )
-    return StrategyInfo(name, base.sid, doc, params, base.paths, plays=base.plays or base.name)
+    counts = tuple((n, tuple(sorted(d.items()))) for n, d in sorted((by_players or {}).items()))
+    return StrategyInfo(
+        name, base.sid, doc, params, base.paths, plays=base.plays or base.name, by_players=counts
+    )
 
 
 def tuned(base: StrategyInfo, path: Path) -> StrategyInfo:
@@ -423,10 +452,13 @@ def tuned(base: StrategyInfo, path: Path) -> StrategyInfo:
     lookup = {p.name: p for p in base.params}
     try:
         values = pf.values_for(base.name, lookup, (TUNED,))
+        counts = {n: pf.values_for(base.name, lookup, (TUNED,), n) for n in pf.by_players}
     except StrategyError as e:  # a shipped file that does not fit is a packaging bug
         raise ValueError(str(e)) from None
     doc = f"{base.name} with parameters tuned by self-play ({path.parent.name}/{path.name})"
-    return alias(base, TUNED, doc, **values)
+    if counts:
+        doc += f", tuned per player count ({', '.join(map(str, sorted(counts)))} players)"
+    return alias(base, TUNED, doc, counts, **values)
 
 
 def split_lineup(text: str) -> list[str]:
