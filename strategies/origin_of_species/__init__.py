@@ -1,7 +1,11 @@
-"""Origin of Species bots: ``random``, ``heuristic``, ``search``, ``heuristic-v1``."""
+"""Origin of Species bots: ``random``, ``heuristic``, ``search``, ``heuristic-v1``, ``tuned``
+(``heuristic`` with the parameters of ``tuned.json``, tuned against the heuristic at each
+player count)."""
+
+from pathlib import Path
 
 from rules.origin_of_species.options import OPTIONS
-from strategies.core.registry import Registry, StrategyInfo, StrategyParam, alias
+from strategies.core.registry import Registry, StrategyInfo, StrategyParam, alias, tuned
 from strategies.origin_of_species.bots import HEURISTIC, RANDOM, SEARCH
 from strategies.origin_of_species.heuristic import DEFAULTS, V1
 
@@ -89,6 +93,7 @@ REGISTRY = Registry(
             "reproduction: model 0 with the old defaults",
             **V1,
         ),
+        tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],
     options=OPTIONS,
 )

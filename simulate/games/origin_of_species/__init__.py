@@ -23,7 +23,7 @@ from simulate.games.origin_of_species.check import play_checked
 from simulate.games.origin_of_species.kernel import kernel_inputs, play_chunk
 from simulate.games.origin_of_species.replay import render
 from simulate.games.origin_of_species.tables import TABLES, USE_COLUMNS
-from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Symmetry
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.origin_of_species import REGISTRY
 
 
@@ -106,5 +106,13 @@ SPEC = GameSpec(
     ),
     report="reports.origin_of_species",
     notebook="notebooks/origin_of_species.ipynb",
-    symmetry=Symmetry(4, ("random", "heuristic")),
+    symmetry=Symmetry(4, ("random", "heuristic", "tuned")),
+    strength=Strength(
+        "heuristic",
+        (2, 3, 4),
+        ("random:4000", "tuned:100000", "search[rollouts=4]:1000", "search:600"),
+        robust="search[rollouts=4]",
+        robust_games=400,
+        test_games=100_000,
+    ),
 )
