@@ -218,9 +218,11 @@ def test_the_report_builds_and_its_numbers_match_the_logs(game, small_run, tmp_p
 
     copy = tmp_path / "run"
     shutil.copytree(small_run, copy)
-    html, md = write_report(str(copy), variants=False)
+    # every game's robustness section, on a companion of a few games (cheap with search bots)
+    html, md = write_report(str(copy), variants=False, robustness_games=40)
     text = Path(md).read_text()
     assert Path(html).read_text().count("<img") >= 2
+    assert "## Robustness: with stronger bots" in text
     players = pa.concat_tables(pq.read_table(p) for p in sorted((copy / "players").glob("*")))
     games = pa.concat_tables(pq.read_table(p) for p in sorted((copy / "games").glob("*")))
     n_winners = dict(zip(games["game_id"].to_pylist(), games["n_winners"].to_pylist(), strict=True))

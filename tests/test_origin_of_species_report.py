@@ -309,7 +309,7 @@ def test_the_report_builds_with_every_section(runs, tmp_path):
     _, split = runs
     copy = tmp_path / "run"
     shutil.copytree(split.path, copy)
-    html, md = write_report(str(copy), variants=False)
+    html, md = write_report(str(copy), variants=False, robustness=False)
     text = Path(md).read_text()
     for title in (
         "Traits: lift on the surviving animals",
