@@ -112,6 +112,18 @@ def play_cautious(tb, st, seat: int, aim: float, figure: float, allowed: int) ->
 
 
 @jit_inline
+def unseen_by(st, seat: int, card: int) -> bool:
+    """``card`` is one ``seat`` has not seen: not revealed yet and not in its hand (in an
+    opponent's hand or the pile)."""
+    if st.revealed[card] >= 0:
+        return False
+    for k in range(st.hand_len):  # noqa: SIM110 (no generators in numba)
+        if st.hands[seat, k] == card:
+            return False
+    return True
+
+
+@jit_inline
 def win_chance(tb, st, seat: int, ev: int, strength: int, field: float) -> float:
     """The chance that ``strength`` wins event ``ev``, if every opponent plays the strongest
     of its hand and their hands are random draws from the cards this seat has not seen.
@@ -123,13 +135,7 @@ def win_chance(tb, st, seat: int, ev: int, strength: int, field: float) -> float
     n, hl = tb.n_players, st.hand_len
     below, equal, unseen = 0, 0, 0
     for d in range(tb.n_dinos):
-        if st.revealed[d] >= 0:
-            continue
-        mine = False
-        for k in range(hl):
-            if st.hands[seat, k] == d:
-                mine = True
-        if mine:
+        if not unseen_by(st, seat, d):
             continue
         unseen += 1
         s = tb.power[d, ev]

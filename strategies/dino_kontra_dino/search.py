@@ -21,7 +21,7 @@ from rules.dino_kontra_dino.engine import final_result, game_over, play_round
 from rules.dino_kontra_dino.state import STATE
 from strategies.core.registry import MAX_SEATS
 from strategies.dino_kontra_dino.allowed import ALL, may_play
-from strategies.dino_kontra_dino.bots import play_greedy
+from strategies.dino_kontra_dino.bots import play_greedy, unseen_by
 
 SCRATCH = np.dtype(
     [("worlds", STATE, (2,)), ("free", np.uint8, (MAX_SEATS,))],
@@ -41,13 +41,7 @@ def determinise(tb, st, seat: int, world, rng_slot: int) -> None:
     unknown = np.empty(tb.n_dinos, np.int8)
     m = 0
     for d in range(tb.n_dinos):
-        if st.revealed[d] >= 0:
-            continue
-        mine = False
-        for k in range(hl):
-            if st.hands[seat, k] == d:
-                mine = True
-        if not mine:
+        if unseen_by(st, seat, d):
             unknown[m] = d
             m += 1
     for i in range(m - 1, 0, -1):
