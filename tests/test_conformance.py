@@ -7,7 +7,7 @@ shared module) passes it too: that is the proof that a game is its folders plus 
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import os
 import re
 import shutil
@@ -27,7 +27,7 @@ from simulate.games import GAMES as REGISTERED
 from simulate.kit.buffers import arrow_tables
 from simulate.kit.play import play, play_logs
 from simulate.kit.spec import GameSpec, load_spec
-from simulate.kit.tables import SHARED_COLUMNS
+from simulate.kit.tables import SHARED_COLUMNS, schema_digest
 from simulate.replay import replay_game
 from simulate.runner import run
 from simulate.verify import verify_run
@@ -245,7 +245,11 @@ def test_the_game_is_documented_and_has_a_notebook_if_declared(game):
     assert game.title and game.registry.names() and game.default_strategy
     if game.notebook is not None:
         assert (ROOT / game.notebook).is_file()
-    digest = hashlib.sha256(repr(game.schema).encode()).hexdigest()
-    assert digest and game.schema["version"] == game.schema_version
+    # the manifest's schema digest follows every logged column: one column fewer, another digest
+    digest = game.schema["digest"]
+    assert re.fullmatch(r"[0-9a-f]{16}", digest) and game.schema["version"] == game.schema_version
+    first, *rest = game.logged_tables
+    fewer = dataclasses.replace(first, columns=first.columns[1:])
+    assert schema_digest([fewer, *rest]) != digest == schema_digest([first, *rest])
     with pytest.raises(DinolabError):
         game.setup(game.parameters(), game.min_players - 1, None)
