@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-.PHONY: venv run test bench schema lint format clean
+.PHONY: venv run test test-fast bench schema lint format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ run: $(STAMP)
 ## test: the whole suite (unit, property, statistical, conformance, CLI, notebooks)
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+## test-fast: the inner loop, about a minute warm: every test but those marked slow (the
+## statistical, end-to-end, notebook, cluster and crash tests; CI runs them all)
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
 
 ## bench: kernel and end-to-end throughput of every game (dkd with the C yardstick ratio)
 bench: $(STAMP)

@@ -56,6 +56,7 @@ def view(browser, page_path: Path) -> dict:
     return {"errors": errors, "images": images, "headings": headings, "tables": tables}
 
 
+@pytest.mark.slow
 def test_the_report_renders_with_every_plot_visible(browser, dkd_run, tmp_path):
     from simulate.cli.analysis_commands import write_report
 

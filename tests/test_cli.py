@@ -115,6 +115,7 @@ def test_malformed_deck_and_rules_file(cli, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_simulate_resume_and_refusals_on_an_existing_run(cli, tmp_path):
     out = tmp_path / "run"
     toml = tmp_path / "variant.toml"
@@ -175,6 +176,7 @@ def test_replay_reads_a_game_and_matches_its_log(cli, dkd_run):
     assert r.code == 2 and "--game must be in 0..3999" in r.err
 
 
+@pytest.mark.slow
 def test_the_installed_command_never_shows_a_traceback(tmp_path):
     cmd = [
         sys.executable,
@@ -253,6 +255,7 @@ def test_compare_plays_a_paired_variant_and_refuses_bad_changes(cli, dkd_run, tm
     assert (run / "variants" / "first_holder=-1" / "manifest.json").is_file()
 
 
+@pytest.mark.slow
 def test_the_first_run_on_a_machine_says_it_is_compiling(tmp_path):
     """With an empty kernel cache the run says why it is slow to start; the next run does not."""
     env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),

@@ -93,6 +93,7 @@ def test_tables_match_their_declaration_and_every_column_is_written(game):
             assert table[column].equals(tables[name][column]), f"{name}.{column} differs"
 
 
+@pytest.mark.slow
 def test_rows_do_not_depend_on_chunk_size_or_worker_count(game, tmp_path):
     cfg, setup = small(game)
     run(cfg, setup, tmp_path / "one", InlineExecutor())
@@ -123,6 +124,7 @@ print(h.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_interpreted_equals_compiled(game):
     d = game.demo
     script = SCRIPT.format(
@@ -139,6 +141,7 @@ def test_interpreted_equals_compiled(game):
     assert digests[0] == digests[1]
 
 
+@pytest.mark.slow
 def test_checked_games_end_as_the_kernel_says(game):
     _, setup = small(game)
     for gid in range(12):
@@ -181,6 +184,7 @@ def test_verify_catches_a_truncated_part(game, small_run, tmp_path):
     assert verify_run(small_run).ok
 
 
+@pytest.mark.slow
 def test_every_strategy_plays_every_player_count(game):
     for name in game.registry.names():
         for n in range(game.min_players, game.max_players + 1):
@@ -213,6 +217,7 @@ def test_bad_rule_keys_and_values_are_refused_in_one_line(game, cli, tmp_path):
         assert not out.exists()
 
 
+@pytest.mark.slow
 def test_the_report_builds_and_its_numbers_match_the_logs(game, small_run, tmp_path):
     from simulate.cli.analysis_commands import write_report
 

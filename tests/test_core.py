@@ -166,6 +166,7 @@ def _ast_imports(path: Path, package: str) -> set[str]:
     return {".".join(n.split(".")[:i]) for n in names for i in range(1, n.count(".") + 2)}
 
 
+@pytest.mark.slow
 def test_the_kernel_digest_sees_every_import_the_parser_sees():
     """The import scanner behind the compiled kernels' freshness stamp misses no module that
     ``ast`` finds, in any project file (a miss would let an edited rule run stale code)."""

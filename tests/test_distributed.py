@@ -31,6 +31,7 @@ def config(**kw):
                         rotate=True, seed=21, games=6000, chunk_size=700, **kw)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_local_one_and_two_workers_and_a_dask_cluster_write_the_same_bytes(tmp_path, dask_executor):
     cfg, setup = config()
     run(cfg, setup, tmp_path / "one", InlineExecutor())
@@ -43,6 +44,7 @@ def test_local_one_and_two_workers_and_a_dask_cluster_write_the_same_bytes(tmp_p
     assert parquet_files(tmp_path / "dask") == one
 
 
+@pytest.mark.slow
 def test_a_dask_worker_killed_mid_chunk(tmp_path, dask_executor, cli_module):
     reference = tmp_path / "ref"
     assert cli_module("simulate", *ARGS, "--workers", "1", "--out", reference).code == 0
@@ -67,6 +69,7 @@ def test_a_dask_worker_killed_mid_chunk(tmp_path, dask_executor, cli_module):
     assert parquet_files(out) == parquet_files(reference)
 
 
+@pytest.mark.slow
 def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
     """Points, their parquet parts and their metrics, byte for byte (a LocalCluster of two
     workers, started by the command)."""
@@ -83,6 +86,7 @@ def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
 
 
+@pytest.mark.slow
 def test_a_search_on_dask_gives_the_local_answer(tmp_path, cli_module):
     args = ["search", "dtb", "--target", "first_share=0.5", "--param", "dice=4..7",
             "--budget", "40000", "--block", "500", "--seed", "3", "--no-progress"]  # fmt: skip

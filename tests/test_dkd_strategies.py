@@ -40,6 +40,7 @@ def test_cautious_default_edges_out_greedy():
     assert mean > 0.25 + Z * se
 
 
+@pytest.mark.slow
 def test_montecarlo_beats_greedy():
     mean, se = share_vs_greedy("montecarlo", 4_000)
     assert mean > 0.25 + Z * se

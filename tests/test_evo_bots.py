@@ -60,6 +60,7 @@ def test_options_are_the_genes_then_the_cards_by_name():
     assert OPTIONS[card_option(16)] == "Osztódás" == CARDS[DOUBLING - 1].hungarian
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", BOTS)
 def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
     """The checker asserts every action of position 0 (see check.py); fur and egg rows and
@@ -196,6 +197,7 @@ def test_resume_refuses_a_changed_values_file(cli, tmp_path):
     assert r.code == 2 and ("differ" in r.err or "changed" in r.err), r.err
 
 
+@pytest.mark.slow
 def test_fit_writes_a_table_that_plays(cli, tmp_path):
     out = tmp_path / "fitted.csv"
     r = cli("fit", "evo", "--games", "400", "--iterations", "1", "--refine", "1",

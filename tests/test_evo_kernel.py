@@ -102,6 +102,7 @@ def test_rotation_shares_the_deal():
     assert labels[0:4] != labels[4:8]
 
 
+@pytest.mark.slow
 def test_interpreted_equals_compiled(tmp_path):
     script = textwrap.dedent(f"""
         import pyarrow as pa

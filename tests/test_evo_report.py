@@ -51,6 +51,7 @@ def test_gene_values_recover_a_planted_effect():
         assert se < 0.1
 
 
+@pytest.mark.slow
 def test_evo_report_and_paired_tail_variant(evo_run):
     html, md = write_report(evo_run, variant_games=200)
     assert Path(html).read_text().count("data:image/png") >= 4

@@ -32,6 +32,7 @@ def reference(tmp_path_factory, cli_module):
     return parquet_files(out)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_chunk_is_replaced_and_the_chunk_redone(tmp_path, reference):
     out = tmp_path / "run"
     proc = start(out)
@@ -46,6 +47,7 @@ def test_a_worker_killed_mid_chunk_is_replaced_and_the_chunk_redone(tmp_path, re
     assert verify_run(out).ok
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("after_chunks", [0, 4, 17])
 def test_a_killed_run_resumes_to_exactly_the_uninterrupted_tables(
     tmp_path, reference, cli_module, after_chunks
@@ -62,6 +64,7 @@ def test_a_killed_run_resumes_to_exactly_the_uninterrupted_tables(
     assert report.ok, report.text()
 
 
+@pytest.mark.slow
 def test_only_the_driver_killed(tmp_path, reference, cli_module):
     out = tmp_path / "run"
     proc = start(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ def simulate_args(draw):
     return args, rules, deck
 
 
+@pytest.mark.slow
 @settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 @given(simulate_args())
 def test_random_command_lines_succeed_or_fail_in_one_line(case):
@@ -120,6 +122,7 @@ def test_random_command_lines_succeed_or_fail_in_one_line(case):
             assert (out / "manifest.json").is_file()
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(st.sampled_from(["replay", "report", "verify", "games", "frobnicate"]), JUNK)
 def test_other_commands_with_junk(command, junk):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = """
 import hashlib, sys
@@ -40,6 +42,7 @@ def run(disable_jit: bool) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_compiled_equals_interpreted():
     compiled, interpreted = run(False), run(True)
     assert len(compiled) == len(hashlib.sha256().hexdigest())

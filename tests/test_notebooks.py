@@ -38,18 +38,21 @@ def test_every_notebook_in_the_folder_is_a_game_s_the_tour_or_the_design_search(
     assert set(ROOT.glob("notebooks/*.ipynb")) <= declared
 
 
+@pytest.mark.slow
 def test_the_analysis_tour_executes(dkd_run):
     text = execute(TOUR, {"DINOLAB_RUN": str(dkd_run)})
     assert "replay matches the logged rows" in text
     assert "widest seat interval" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", WITH_NOTEBOOKS, ids=lambda g: g.name)
 def test_the_game_notebook_executes(game, demo_run):
     text = execute(ROOT / game.notebook, {"DINOLAB_RUN": str(demo_run(game))})
     assert "replay matches the logged rows" in text
 
 
+@pytest.mark.slow
 def test_the_design_search_notebook_executes(tmp_path):
     study = tmp_path / "study"
     text = execute(DESIGN, {"DINOLAB_STUDY_DIR": str(study)})

@@ -148,11 +148,13 @@ def test_heuristic_keeps_its_animals_alive(tmp_path):
     assert animals.mean() > 0.944 - 4 * 0.0045, animals.mean()
 
 
+@pytest.mark.slow
 def test_search_beats_heuristic():
     p, se = share(4, "search[rollouts=8]", "heuristic", 40, 34)
     assert p - 3 * se > 0.25, (p, se)
 
 
+@pytest.mark.slow
 def test_forbidden_options_are_honoured():
     forbid = {0: ("Carnivore", "Fat Tissue", "Parasite")}
     for spec in ("heuristic", "random", "search[rollouts=1,candidates=3]"):

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -63,6 +64,7 @@ VARIANTS = hs.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     seed=hs.integers(0, 2**40),
@@ -182,6 +184,7 @@ def _run(disable_jit: bool) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_compiled_equals_interpreted():
     compiled, interpreted = _run(False), _run(True)
     assert len(compiled) == len(hashlib.sha256().hexdigest())

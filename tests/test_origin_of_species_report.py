@@ -303,6 +303,7 @@ def test_every_partial_keeps_a_small_result_per_chunk(runs):
         assert big < 2 * small + 4096, (p.name, big, small)
 
 
+@pytest.mark.slow
 def test_the_report_builds_with_every_section(runs, tmp_path):
     from simulate.cli.analysis_commands import write_report
 

@@ -38,6 +38,7 @@ def pct(cell: str) -> float:
     return float(re.match(r"([-0-9.]+)%", cell).group(1)) / 100
 
 
+@pytest.mark.slow
 def test_report_files_are_complete_and_self_describing(report):
     html, md = report
     assert html.startswith("<!doctype html>") and html.count("data:image/png;base64,") >= 6

@@ -125,6 +125,7 @@ def decisions(bot: str, games: int, forbid=FORBID, seed: int = 17):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("bot", "games"),
     [("greedy", 3000), ("random", 3000), ("blind", 3000), ("cautious", 3000),
@@ -148,6 +149,7 @@ def test_a_fully_forbidden_hand_is_played_as_unrestricted():
     assert [k for _, _, k in rows] == [k for _, _, k in free]
 
 
+@pytest.mark.slow
 def test_greedy_never_leans_on_the_figure_so_forbidding_it_changes_nothing():
     a = decisions("greedy", 1000, forbid=(FIGURE,))
     b = decisions("greedy", 1000, forbid=())

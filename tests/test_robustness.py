@@ -61,6 +61,7 @@ def test_bad_games_is_one_line_and_writes_nothing(dkd, cli, tmp_path):
     assert not (run / "report.html").exists() and not (run / FOLDER).exists()
 
 
+@pytest.mark.slow
 def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, cli):
     r = cli("report", dkd, "--no-robustness", "--workers", 1)
     assert r.code == 0, r.err
@@ -115,6 +116,7 @@ def declare(monkeypatch, robust: str, robust_games: int | None = None) -> None:
     monkeypatch.setattr(dkd_game, "SPEC", dataclasses.replace(spec, strength=strength))
 
 
+@pytest.mark.slow
 def test_a_declared_robust_bot_is_played_capped_and_named(dkd, cli, monkeypatch, tmp_path):
     run = shutil.copytree(dkd, tmp_path / "copy", ignore=shutil.ignore_patterns(FOLDER))
     declare(monkeypatch, "cautious", 302)

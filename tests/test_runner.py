@@ -40,6 +40,7 @@ def files(run_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(run_dir)): p.read_bytes() for p in sorted(run_dir.rglob("*.parquet"))}
 
 
+@pytest.mark.slow
 def test_same_bytes_with_one_or_two_workers_and_same_rows_for_any_chunk_size(tmp_path):
     cfg, setup = config()
     run(cfg, setup, tmp_path / "w1", InlineExecutor())

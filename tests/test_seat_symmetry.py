@@ -20,6 +20,7 @@ from simulate.runner import run
 CASES = [(g, s) for g in all_games() if g.symmetry is not None for s in g.symmetry.strategies]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,strategy", CASES, ids=[f"{g.name}-{s}" for g, s in CASES])
 def test_identical_bots_give_every_seat_its_fair_share(game, strategy, tmp_path):
     sym = game.symmetry

@@ -34,6 +34,7 @@ def config():
     )
 
 
+@pytest.mark.slow
 def test_a_run_on_an_object_store_is_byte_identical_to_a_local_one(tmp_path, cli):
     url = f"memory://dinolab-{uuid.uuid4().hex}/run"
     cfg, setup = config()

@@ -94,6 +94,7 @@ def sweep_dir(tmp_path_factory, cli_module):
     return out
 
 
+@pytest.mark.slow
 def test_every_point_is_an_ordinary_run_on_the_same_seed(sweep_dir):
     from simulate.rundir import Run
 
@@ -156,6 +157,7 @@ def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
     assert "| two_trait_counts_both | true -> false |" in md and "| paired |" in md
 
 
+@pytest.mark.slow
 def test_report_of_a_sweep_lists_the_points_meeting_a_target(sweep_dir, cli):
     r = cli("report", sweep_dir, "--target", "first_share=0.25")
     assert r.code == 0, r.err
@@ -179,6 +181,7 @@ def _points_done(out: Path) -> int:
     return len(list(out.glob("points/*/metrics.json")))
 
 
+@pytest.mark.slow
 def test_a_killed_sweep_resumes_to_exactly_the_uninterrupted_results(tmp_path):
     clean = _sweep(tmp_path / "clean")
     proc = _sweep(tmp_path / "killed")
@@ -237,6 +240,7 @@ def test_sweep_refusals_are_one_line_and_write_nothing(cli, sweep_dir, tmp_path)
     assert [p.name for p in stranger.iterdir()] == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_tables_restrict_what_a_run_logs_and_set_works_on_named_elements(cli, tmp_path):
     out = tmp_path / "evo"
     r = cli("simulate", "evo", "-n", "40", "--set", "gene_bag.tail=2", "--tables",
@@ -270,6 +274,7 @@ def search_dir(tmp_path_factory, cli_module):
     return out
 
 
+@pytest.mark.slow
 def test_search_recommends_with_intervals_from_fresh_seeds(search_dir):
     rec = json.loads((search_dir / "recommendation.json").read_text())
     assert set(rec) >= {"params", "metrics", "games"}
@@ -325,6 +330,7 @@ def _search(out: Path, *extra: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_killed_search_resumes_to_exactly_the_uninterrupted_answer(tmp_path):
     clean = _search(tmp_path / "clean")
     proc = _search(tmp_path / "killed")
@@ -450,6 +456,7 @@ def test_lineup_share_follows_a_bot_through_the_rotation(dkd_run):
 # ------------------------------------------------------------------ tuning
 
 
+@pytest.mark.slow
 def test_tune_writes_a_parameter_file_a_lineup_plays(cli, tmp_path):
     out = tmp_path / "cautious.json"
     r = cli("tune", "dkd", "-s", "cautious", "--against", "greedy", "--budget", "40000",

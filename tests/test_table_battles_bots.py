@@ -68,6 +68,7 @@ def test_search_beats_heuristic():
     assert share("search[rollouts=4,candidates=4],heuristic", n) > bound(n, 4)
 
 
+@pytest.mark.slow
 def test_drafter_beats_heuristic():
     n = 240
     assert share("drafter[rollouts=8],heuristic", n) > bound(n, 3)

@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ BOTS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**40),
@@ -101,6 +103,7 @@ def results(lineup: str, rules: dict, n: int) -> list[list[int]]:
     return match(p, p.load_cards(), REGISTRY.lineup(lineup, 2), 13, n).tolist()
 
 
+@pytest.mark.slow
 def test_interpreted_equals_compiled():
     script = textwrap.dedent(f"""
         import json, sys

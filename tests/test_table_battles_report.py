@@ -117,6 +117,7 @@ class ChunksOnly:
         return getattr(self.run, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rotate", [True, False])
 def test_the_chunked_analyses_equal_the_whole_run(tmp_path, rotate):
     """Chunks of 301 games (deals split across chunks when rotated): the team models from the
@@ -250,6 +251,7 @@ def test_a_planted_misrating_is_found_in_played_games(tmp_path):
     assert "strong_brachiosaurus.csv" in planted.manifest["data"]["description"]
 
 
+@pytest.mark.slow
 def test_the_report_names_the_card_file_and_counts_capped_games(mixed, tmp_path):
     from simulate.cli.analysis_commands import write_report
 

@@ -21,6 +21,7 @@ from tests.faults import parquet_files
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.name)
 def test_chunks_on_two_threads_of_one_process_equal_one_thread(game):
     setup = game.setup(game.parameters(), game.demo.players, game.demo.strategy)
@@ -77,6 +78,7 @@ def threaded_worker():
                 proc.kill()
 
 
+@pytest.mark.slow
 def test_a_dask_worker_with_two_threads_writes_the_bytes_of_a_local_run(
     tmp_path, threaded_worker, cli
 ):
@@ -92,6 +94,7 @@ def test_a_dask_worker_with_two_threads_writes_the_bytes_of_a_local_run(
     assert time.time() - t0 < 300
 
 
+@pytest.mark.slow
 def test_a_chunk_that_fails_on_the_cluster_ends_in_one_line(tmp_path, threaded_worker):
     from rules.core.errors import DinolabError
     from simulate.config import build_config

@@ -115,6 +115,7 @@ def test_a_named_alias_has_its_own_defaults():
 STRONG = [(g.name, n) for g in all_games() if g.strength for n in g.strength.players]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "n"), STRONG)
 def test_tuned_beats_the_default_heuristic_at_every_usual_player_count(name, n):
     game = next(g for g in all_games() if g.name == name)
@@ -124,6 +125,7 @@ def test_tuned_beats_the_default_heuristic_at_every_usual_player_count(name, n):
     assert mean > 1 / n + 3 * se, (mean, se)
 
 
+@pytest.mark.slow
 def test_ladder_plays_each_rung_once_and_rates_them(tmp_path, cli):
     out = tmp_path / "lad"
     args = ["ladder", "dkd", "--out", str(out), "--rung", "random:400", "--rung", "tuned:400"]
