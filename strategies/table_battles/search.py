@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded, mix64, next_u64
 from rules.table_battles.constants import (
     ATTACK,
@@ -178,31 +178,27 @@ def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int, calm: int) 
     return cand[best]
 
 
+@jit_inline
+def swap_pair(cand, score, a: int, b: int) -> None:
+    """Swap candidates ``a`` and ``b`` with their scores."""
+    cand[a], cand[b] = cand[b], cand[a]
+    score[a], score[b] = score[b], score[a]
+
+
 @jit
 def top_k(st, cand, score, m: int, limit: int) -> int:
     """Keep the ``limit`` best-scoring candidates (selection sort on the small list, after a
     shuffle with the bot's stream so that equal scores are kept at random, not by list order)."""
     seat = st.actor
     for a in range(m - 1, 0, -1):
-        b = bounded(st.rng, 1 + seat, a + 1)
-        x = cand[a]
-        cand[a] = cand[b]
-        cand[b] = x
-        y = score[a]
-        score[a] = score[b]
-        score[b] = y
+        swap_pair(cand, score, a, bounded(st.rng, 1 + seat, a + 1))
     for a in range(m):
         b = a
         for c in range(a + 1, m):
             if score[c] > score[b]:
                 b = c
         if b != a:
-            x = cand[a]
-            cand[a] = cand[b]
-            cand[b] = x
-            y = score[a]
-            score[a] = score[b]
-            score[b] = y
+            swap_pair(cand, score, a, b)
     return min(m, limit)
 
 
