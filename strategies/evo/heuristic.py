@@ -797,17 +797,28 @@ def truce_target(tb, st, wk, seat: int) -> int:
 
 @jit
 def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
-    """The target the heuristic picks, or -1 when the card is not worth playing now."""
-    n = tb.n_players
-    L = tb.cycle_len
-    c = st.climate
-    if card == SURPRISE:
-        return 0
+    """The target the heuristic picks, or -1 when the card is not worth playing now: its own
+    judgement of Génőr (``GENE_GUARD``) and of the birth cards, :func:`card_rule` for the
+    others."""
     if card == GENE_GUARD:  # the best row is contested and clearly the best buy
         brow, best, second = best_row(tb, st, wk, vt, lu, j, seat)
         if brow < 0 or best - second < 1.0:
             return -1
         return 0 if rival_top(tb, st, wk, vt, seat, brow) >= min_bid(tb, st, brow) + 1 else -1
+    if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
+        return 0 if birth_gain(tb, st, wk, seat, card) >= 0.5 else -1
+    return card_rule(tb, st, wk, seat, card)
+
+
+@jit
+def card_rule(tb, st, wk, seat: int, card: int) -> int:
+    """The target for every card both heuristics judge alike (``heuristic-v1`` too), or -1
+    when it is not worth playing now."""
+    n = tb.n_players
+    L = tb.cycle_len
+    c = st.climate
+    if card == SURPRISE:
+        return 0
     if card == SLEEP:  # at the very end, after its own Váratlan gén, to block the others'
         if st.window != W_GAME_END or st.hand[seat] & (1 << (SURPRISE - 1)):
             return -1
@@ -869,8 +880,6 @@ def card_target(tb, st, wk, vt, lu, j: int, seat: int, card: int) -> int:
         if st.eff[seat] & bit:
             return -1
         return 0 if zone_count(tb, st, seat, zone) > allowance(st, seat, zone) else -1
-    if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
-        return 0 if birth_gain(tb, st, wk, seat, card) >= 0.5 else -1
     if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
         danger = threats(tb, st, wk, seat)
         return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1

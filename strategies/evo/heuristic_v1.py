@@ -16,7 +16,7 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import uniform
-from rules.evo.board import allowance, attack_odds, zone_of
+from rules.evo.board import attack_odds, zone_of
 from rules.evo.cards import (
     ACCIDENT,
     BIG_BROTHER,
@@ -41,9 +41,6 @@ from rules.evo.cards import (
     SURVIVAL_GENE,
     TOUGH_YOUNG,
     TRUCE,
-    W_GAME_END,
-    W_MOVEMENT,
-    W_PAYMENT,
     WANDERERS,
     WEATHER_GENE,
     WEATHER_SWAP,
@@ -52,7 +49,6 @@ from rules.evo.constants import (
     BID,
     CARD,
     CARD_PLAY,
-    COLD,
     CULL,
     EGG,
     FUR,
@@ -65,26 +61,17 @@ from rules.evo.constants import (
     PLACE,
     TAIL,
     TEMPERATE,
-    WARM,
 )
-from rules.evo.engine import bid_cap, min_bid, pack, zone_count
-from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE
+from rules.evo.engine import bid_cap, min_bid, pack
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.heuristic import (
+    card_rule,
     census,
     choose_cull,
     choose_move,
-    climate_edge,
-    doomed,
-    extra_losses,
     keep_tie,
     prospects,
-    rolled_edge,
     safe_in,
-    threats,
-    truce_target,
-    victim,
-    weather_face,
 )
 
 DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
@@ -199,73 +186,10 @@ def choose_bid_v1(tb, st, wk, lu, j: int) -> np.int64:
 
 @jit
 def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
-    """The target the heuristic picks, or -1 when the card is not worth playing now."""
-    n = tb.n_players
-    L = tb.cycle_len
-    c = st.climate
-    if card == SURPRISE or card == GENE_GUARD:  # noqa: SIM109
+    """v1's target: Génőr always, the birth cards when it has fewer free neighbours than
+    eggs, the others as today's heuristic judges them (:func:`card_rule`)."""
+    if card == GENE_GUARD:
         return 0
-    if card == SLEEP:  # at the very end, after its own Váratlan gén, to block the others'
-        if st.window != W_GAME_END or st.hand[seat] & (1 << (SURPRISE - 1)):
-            return -1
-        for q in range(n):
-            if q != seat and st.hand[q] != 0:
-                return 0
-        return -1
-    if card == ACCIDENT or card == CHANGELING:  # noqa: SIM109
-        return victim(tb, st, seat, card)
-    if card == WEATHER_GENE:
-        return weather_face(tb, st, seat)
-    if card == CATASTROPHE:
-        to = ((c + tb.catastrophe_steps) % L + L) % L
-        return 0 if climate_edge(tb, st, seat, to) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
-    if card == WEATHER_SWAP:
-        tw = tb.twin[c]
-        if tw < 0:
-            return -1
-        return 0 if rolled_edge(tb, st, seat, tw) - rolled_edge(tb, st, seat, c) >= 1.0 else -1
-    if card == FLOOD:
-        mine, others = 0.0, 0.0
-        for r in range(tb.n_regions):
-            q = st.owner[r]
-            if q >= 0 and tb.coast[r]:
-                p = max(0, min(6, tb.flood_dies_up_to - st.genes[q, PARASOL])) / 6.0
-                if q == seat:
-                    mine += p
-                else:
-                    others += p
-        return 0 if others / (n - 1) - mine >= 0.5 else -1
-    if card == ME_FIRST:
-        if st.window != W_MOVEMENT or st.order[0] == seat:
-            return -1
-        census(tb, st, wk, seat)
-        need = 0
-        for k in range(st.n_dinos[seat]):
-            if doomed(tb, st, wk, st.pieces[seat, k]):
-                need += 1
-        return 0 if need >= 2 else -1
-    if card == OVERFLIER:
-        if st.window != W_PAYMENT or st.bid_row[seat] < 0:
-            return -1
-        return 0 if st.bid_val[seat] > st.genes[seat, MUTATION] else -1
-    if card == FROST or card == RAYS:  # noqa: SIM109
-        zone = COLD if card == FROST else WARM
-        others = 0
-        for q in range(n):
-            if q != seat:
-                others += extra_losses(tb, st, q, zone)
-        return 0 if others >= 1 and extra_losses(tb, st, seat, zone) == 0 else -1
-    if card == MISSING_LINK:
-        for q in range(n):
-            if q != seat and st.points[q] >= st.points[seat]:
-                return -1
-        return 0
-    if card == HEAT_SKIN or card == NEOPRENE:  # noqa: SIM109
-        zone = WARM if card == HEAT_SKIN else COLD
-        bit = E_HEAT_SKIN if card == HEAT_SKIN else E_NEOPRENE
-        if st.eff[seat] & bit:
-            return -1
-        return 0 if zone_count(tb, st, seat, zone) > allowance(st, seat, zone) else -1
     if card == TOUGH_YOUNG or card == WANDERERS:  # noqa: SIM109
         free = 0
         for k in range(st.n_dinos[seat]):
@@ -274,35 +198,7 @@ def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
                 if st.owner[tb.adj[r, i]] < 0:
                     free += 1
         return 0 if free < st.genes[seat, EGG] else -1
-    if card == BIG_BROTHER or card == PEACE:  # noqa: SIM109
-        danger = threats(tb, st, wk, seat)
-        return 0 if danger >= (1 if card == BIG_BROTHER else 2) else -1
-    if card == TRUCE:
-        return truce_target(tb, st, wk, seat)
-    if card == GIANT:
-        for k in range(st.n_dinos[seat]):
-            r = st.pieces[seat, k]
-            for i in range(tb.deg[r]):
-                o = st.owner[tb.adj[r, i]]
-                fair = o >= 0 and o != seat and not st.peace and st.truce[seat] != o
-                if fair and st.genes[seat, HORN] + tb.giant_horns - st.genes[o, HORN] >= 1:
-                    return 0
-        return -1
-    if card == INSTINCT:
-        return 0 if st.n_dinos[seat] > st.genes[seat, LEG] + 1 else -1
-    if card == NO_BIRTHS:
-        most = 0
-        for q in range(n):
-            if q != seat:
-                most = max(most, min(st.genes[q, EGG], tb.max_dinos - st.n_dinos[q]))
-        return 0 if most > min(st.genes[seat, EGG], tb.max_dinos - st.n_dinos[seat]) else -1
-    if card == SURVIVAL_GENE:
-        lost = 0
-        for q in range(n):
-            if q != seat:
-                lost += st.died_climate[q]
-        return 0 if lost >= 2 else -1
-    return -1
+    return card_rule(tb, st, wk, seat, card)
 
 
 @jit
