@@ -48,6 +48,18 @@ def bound(n: int, k: float) -> float:
     return 0.5 + k * math.sqrt(0.25 / n)
 
 
+def decisions(tb, st, seeds):
+    """(kind, actor) of every decision of the games dealt from ``seeds``, one after another in
+    ``st``; the caller applies an action before asking for the next."""
+    for g in seeds:
+        seed_streams(st.rng[:3], np.uint64(g), np.uint64(g))
+        deal(tb, st)
+        while (kind := advance(tb, st)) != GAME_OVER:
+            st.n_ev = 0
+            if kind != ROUND_DONE:
+                yield kind, int(st.actor)
+
+
 @pytest.mark.parametrize("bot", ["random", "heuristic", "search", "drafter"])
 @pytest.mark.parametrize("setup", ["draft", "first_game"])
 def test_every_bot_plays_checked_games(bot, setup):
@@ -92,22 +104,15 @@ def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
     ids = [OPTIONS.index(o) for o in FORBID]
     used = forced = 0
     with np.errstate(over="ignore"):
-        for g in range(6):
-            seed_streams(st.rng[:3], np.uint64(g + 1), np.uint64(g + 1))
-            deal(tb, st)
-            while (kind := advance(tb, st)) != GAME_OVER:
-                st.n_ev = 0
-                if kind == ROUND_DONE:
-                    continue
-                j = int(st.actor)
-                a = choose(lu, j, tb, st, j, scratch)
-                assert is_legal(tb, st, a)
-                if j == 0 and uses_forbidden(lu, 0, tb, st, a):
-                    assert all_forbidden(lu, 0, tb, st), f"forbidden action {a} in decision {kind}"
-                    forced += 1
-                if j == 1 and uses_forbidden(lu, 0, tb, st, a):
-                    used += 1
-                apply(tb, st, a)
+        for kind, j in decisions(tb, st, range(1, 7)):
+            a = choose(lu, j, tb, st, j, scratch)
+            assert is_legal(tb, st, a)
+            if j == 0 and uses_forbidden(lu, 0, tb, st, a):
+                assert all_forbidden(lu, 0, tb, st), f"forbidden action {a} in decision {kind}"
+                forced += 1
+            if j == 1 and uses_forbidden(lu, 0, tb, st, a):
+                used += 1
+            apply(tb, st, a)
     assert used > 0  # the unrestricted opponent does use those options
     assert all(lu.forbid[0, i] == 1 for i in ids)
 
@@ -137,13 +142,7 @@ def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
     spare = new_states(2)
     checked_battle = checked_draft = 0
     with np.errstate(over="ignore"):
-        seed_streams(st.rng[:3], np.uint64(4), np.uint64(4))
-        deal(tb, st)
-        while (kind := advance(tb, st)) != GAME_OVER:
-            st.n_ev = 0
-            if kind == ROUND_DONE:
-                continue
-            j = int(st.actor)
+        for kind, j in decisions(tb, st, [4]):
             memory = [np.array(scratch[f]) for f in MEMORY]  # each copy sees the same past
             spare[0] = st
             a = choose(lu, j, tb, spare[0], j, scratch)
@@ -201,20 +200,13 @@ def test_a_locked_heuristic_stops_arming_blocks():
     spare = new_states(2)
     armed = {0: 0, LOCK_TURNS: 0}
     with np.errstate(over="ignore"):
-        for g in range(40):
-            seed_streams(st.rng[:3], np.uint64(100 + g), np.uint64(100 + g))
-            deal(tb, st)
-            while (kind := advance(tb, st)) != GAME_OVER:
-                st.n_ev = 0
-                if kind == ROUND_DONE:
-                    continue
-                j = int(st.actor)
-                if kind == PLACE:
-                    for calm in armed:
-                        spare[0] = st
-                        a = heuristic(tb, spare[0], lu, j, OWN, calm)
-                        armed[calm] += arms_block(tb, st, a)
-                apply(tb, st, choose(lu, j, tb, st, j, scratch))
+        for kind, j in decisions(tb, st, range(100, 140)):
+            if kind == PLACE:
+                for calm in armed:
+                    spare[0] = st
+                    a = heuristic(tb, spare[0], lu, j, OWN, calm)
+                    armed[calm] += arms_block(tb, st, a)
+            apply(tb, st, choose(lu, j, tb, st, j, scratch))
     assert armed[0] >= 100
     assert armed[LOCK_TURNS] <= armed[0] / 20
 
@@ -261,26 +253,19 @@ def test_ties_are_broken_with_the_bots_own_stream():
     spare = new_states(1)
     varied = 0
     with np.errstate(over="ignore"):
-        for g in range(6):
-            seed_streams(st.rng[:3], np.uint64(200 + g), np.uint64(200 + g))
-            deal(tb, st)
-            while (kind := advance(tb, st)) != GAME_OVER:
-                st.n_ev = 0
-                if kind == ROUND_DONE:
-                    continue
-                j = int(st.actor)
-                picks = set()
-                for k in range(8):
-                    spare[0] = st
-                    spare[0].rng[2 - j] = np.uint64(1000 + k)  # the other seat's stream
-                    other = heuristic(tb, spare[0], lu, j, OWN, 0)
-                    spare[0] = st
-                    spare[0].rng[1 + j] = np.uint64(1000 + k)  # its own stream
-                    own = heuristic(tb, spare[0], lu, j, OWN, 0)
-                    assert is_legal(tb, st, own)
-                    picks.add(int(own))
-                    spare[0] = st
-                    assert other == heuristic(tb, spare[0], lu, j, OWN, 0)
-                varied += len(picks) > 1
-                apply(tb, st, choose(lu, j, tb, st, j, scratch))
+        for _, j in decisions(tb, st, range(200, 206)):
+            picks = set()
+            for k in range(8):
+                spare[0] = st
+                spare[0].rng[2 - j] = np.uint64(1000 + k)  # the other seat's stream
+                other = heuristic(tb, spare[0], lu, j, OWN, 0)
+                spare[0] = st
+                spare[0].rng[1 + j] = np.uint64(1000 + k)  # its own stream
+                own = heuristic(tb, spare[0], lu, j, OWN, 0)
+                assert is_legal(tb, st, own)
+                picks.add(int(own))
+                spare[0] = st
+                assert other == heuristic(tb, spare[0], lu, j, OWN, 0)
+            varied += len(picks) > 1
+            apply(tb, st, choose(lu, j, tb, st, j, scratch))
     assert varied >= 20
