@@ -473,7 +473,13 @@ def test_tune_writes_a_parameter_file_a_lineup_plays(cli, tmp_path):
             "--workers", "1", "--no-progress", "--out", tmp_path / "play")  # fmt: skip
     assert r.code == 0, r.err
     spec = json.loads((tmp_path / "play" / "manifest.json").read_text())["config"]["strategies"]
-    assert f"params={out}@" in spec[0] and f"aim={body['params']['aim']:g}" in spec[0]
+    assert f"params={out}@" in spec[0]
+    aim = float(spec[0].split("aim=")[1].split(",")[0])
+    assert aim == body["params"]["aim"]  # every digit recorded, so a replay plays this bot
+    assert body["command"] == (
+        f"dinolab tune dino-kontra-dino --strategy cautious --against greedy --players 4 "
+        f"--budget 40000 --seed 0 --param aim=0.5..1 --out {out}"
+    )
 
 
 def test_tune_refusals_are_one_line(cli, tmp_path):

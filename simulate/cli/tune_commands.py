@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -138,7 +139,16 @@ def tune(
         raise typer.Exit(130) from None
     finally:
         executor.close()
-    body = write_params(plan, out)
+    command = [
+        *("dinolab", "tune", g.name, "--strategy", strategy, "--against", field),
+        *("--players", str(s["players"]), "--budget", str(budget), "--seed", str(seed)),
+        *(["--block", str(block)] if block else []),
+        *(x for p in param or [] for x in ("--param", p)),
+        *(x for a in assignments or [] for x in ("--set", a)),
+        *(["--rules", str(rules_file)] if rules_file else []),
+        *("--out", out),
+    ]
+    body = write_params(plan, out, shlex.join(command))
     st = body["strength"]
     w, d = st["win_share"], st["change_from_defaults"]
     echo(f"{strategy} tuned: " + ", ".join(f"{k}={v:g}" for k, v in body["params"].items()))

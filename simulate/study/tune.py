@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -145,9 +143,10 @@ def plan_tune(
     )
 
 
-def write_params(plan: SearchPlan, out: str) -> dict[str, Any]:
+def write_params(plan: SearchPlan, out: str, command: str) -> dict[str, Any]:
     """The parameter file of a finished tuning: the tuned parameters (every one, the untuned
-    at their defaults), what they were tuned against and their measured strength."""
+    at their defaults), what they were tuned against, their measured strength and the
+    ``command`` that reproduces it."""
     store = plan.store
     summary = json.loads(store.read_bytes(SUMMARY))
     rec = json.loads(store.read_bytes(RECOMMENDATION))
@@ -189,7 +188,7 @@ def write_params(plan: SearchPlan, out: str) -> dict[str, Any]:
                 ],
             },
         },
-        "command": shlex.join(["dinolab", *sys.argv[1:]]),
+        "command": command,
         "made": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") + " by dinolab tune",
         "folder": str(store.local or store.url),
     }
