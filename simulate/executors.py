@@ -11,10 +11,11 @@ of one stream may differ (a study's points), and a worker keeps the setups it ha
 their :attr:`~simulate.kit.spec.Setup.key`, so a setup's kernel inputs are built once per
 worker and thread, and the pool stays warm from one run (or study point) to the next until
 :meth:`Executor.close`. Kernels are compiled once per machine: workers warm up under
-a file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and the others
-load it (concurrent first-time cache writes break numba's cache). The parent process never
-compiles, which keeps its memory small. A chunk's kernel state and buffers belong to the thread
-that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several threads.
+a per-game file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and
+the others load it (concurrent first-time cache writes break numba's cache). The parent
+process never compiles, which keeps its memory small. A chunk's kernel state and buffers belong
+to the thread that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several
+threads.
 
 A job may carry a ``measure``: a function the worker applies to the chunk's tables right after
 playing them (a study's metrics, computed where the rows are; only its small result travels
@@ -38,8 +39,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from rules.core.errors import DinolabError
-from rules.core.jit import cache_dir
-from simulate.kit.compiled import mark_compiled
+from rules.core.jit import cache_dir, jit_disabled
+from simulate.kit.compiled import is_compiled, mark_compiled
 from simulate.kit.play import play, warmup
 from simulate.kit.spec import Setup
 from simulate.parquet import write_part
@@ -121,12 +122,18 @@ KEPT_SETUPS = 16
 
 
 @contextlib.contextmanager
-def compile_lock() -> Iterator[None]:
-    """One process per machine compiles at a time: numba's cache breaks under concurrent
-    first-time writes. Others wait, then load what the first one wrote."""
+def compile_lock(game: str) -> Iterator[None]:
+    """One process per machine compiles a game at a time: numba's cache breaks when two
+    processes first write the same function. Others wait, then load what the first one wrote.
+
+    The lock is per game, so two games may compile at once (a first run compiles the next
+    game in the background): their kernels share only functions of one signature
+    (``rules.core``, ``simulate.kit.support``), whose concurrent writes are the same bytes;
+    a shared function with several signatures (``rules.core.rng.shuffle``) is inlined instead.
+    """
     path = cache_dir()
     path.mkdir(parents=True, exist_ok=True)
-    with open(path / ".compile.lock", "w") as f:
+    with open(path / f".compile-{game}.lock", "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
@@ -138,13 +145,18 @@ def ensure_compiled(setup: Setup) -> None:
     """Compile (or load) the game's kernel once per process; other threads wait for it.
 
     Every setup of a game has the same kernel argument types, so once per game is enough.
+    A game whose kernels this machine has compiled (its stamp exists) loads them without the
+    lock, so a worker does not wait while another process compiles another game.
     """
     with _warm_lock:
         if setup.game.name in _warmed:
             return
-        with compile_lock():
+        if is_compiled(setup.game):  # only loads: no need to wait for another game's compile
             warmup(setup)
-            mark_compiled(setup.game)
+        else:
+            with compile_lock(setup.game.name):
+                warmup(setup)
+                mark_compiled(setup.game)
         _warmed.add(setup.game.name)
 
 
@@ -325,3 +337,31 @@ class ProcessExecutor(Executor):
 
     def close(self) -> None:
         self._drop_pool()
+
+
+def precompile(names: list[str]) -> None:
+    """Compile the kernels of games ``names`` in order, those this machine lacks (a background
+    process's work, each game under its compile lock)."""
+    from simulate.games import get_game
+
+    watch_parent()
+    for name in names:
+        game = get_game(name)
+        if not is_compiled(game):
+            ensure_compiled(game.setup(game.parameters(), game.demo.players, game.demo.strategy))
+
+
+def start_precompiling(names: list[str]) -> mp.process.BaseProcess | None:
+    """Compile the kernels of games ``names[1:]`` in a background process while this one
+    compiles and plays ``names[0]`` (a first run compiles for about three minutes on one
+    core). ``None`` when there is nothing to compile."""
+    from simulate.games import get_game
+
+    names = [n for n in names[1:] if not is_compiled(get_game(n))]
+    if jit_disabled() or not names:
+        return None
+    process = mp.get_context("spawn").Process(
+        target=precompile, args=(names,), name="dinolab-precompile", daemon=True
+    )
+    process.start()
+    return process

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit, jit_inline
+from rules.core.jit import jit_inline
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -94,9 +94,11 @@ def uniform(rng: np.ndarray, k: int) -> float:
     return np.float64(next_u64(rng, k) >> _S11) * (1.0 / 9007199254740992.0)
 
 
-@jit
+@jit_inline
 def shuffle(a: np.ndarray, rng: np.ndarray, k: int) -> None:
-    """Fisher-Yates shuffle of ``a`` in place, drawing from stream ``k``."""
+    """Fisher-Yates shuffle of ``a`` in place, drawing from stream ``k`` (inlined: games
+    shuffle arrays of different types, and one cached function with several signatures
+    would be written by two games compiling at once; see ``simulate.executors``)."""
     for i in range(a.shape[0] - 1, 0, -1):
         j = bounded(rng, k, i + 1)
         t = a[i]

@@ -275,25 +275,59 @@ def demo(
     """Play every game's demo configuration and write its report (what `make run` does).
 
     Each game declares its demo (players, bots, games); the runs go to OUT_DIR/demo-<game>/,
-    replacing an earlier demo there, each with report.html and report.md.
+    replacing an earlier demo there, each with report.html and report.md. On a machine
+    without compiled kernels, a background process compiles the later games' kernels while
+    the first games play.
     """
-    from simulate.cli.analysis_commands import report
+    from simulate.executors import start_precompiling
     from simulate.games import all_games, get_game
 
     if not scale > 0:
         raise DinolabError(f"--scale must be positive, got {scale}")
     chosen = [get_game(name) for name in only] if only else all_games()
+    compiling = start_precompiling([g.name for g in chosen])
+    try:
+        _demo_games(chosen, out_dir, scale, workers, progress, robustness)
+    finally:
+        if compiling is not None and compiling.is_alive():
+            compiling.terminate()
+
+
+def _demo_games(
+    chosen: list,
+    out_dir: Path,
+    scale: float,
+    workers: int | None,
+    progress: bool | None,
+    robustness: bool,
+) -> None:
+    """Play and report each demo in turn (see :func:`demo`)."""
+    from simulate.cli.analysis_commands import report
+
     for g in chosen:
         d = g.demo
         out = out_dir / f"demo-{g.name}"
         n = max(1, round(d.games * scale))
         echo(f"{g.title}: {n:,} games, {d.players} players, {d.strategy}")
         simulate(
-            g.name, games=n, players=d.players, seed=7, strategy=d.strategy, rotate=d.rotate,
-            assignments=None, rules_file=None, out=str(out), workers=workers, backend="local",
-            scheduler=None, chunk_size=None, tables=None, resume=False, force=out.exists(),
+            g.name,
+            games=n,
+            players=d.players,
+            seed=7,
+            strategy=d.strategy,
+            rotate=d.rotate,
+            assignments=None,
+            rules_file=None,
+            out=str(out),
+            workers=workers,
+            backend="local",
+            scheduler=None,
+            chunk_size=None,
+            tables=None,
+            resume=False,
+            force=out.exists(),
             progress=progress,
-        )  # fmt: skip
+        )
         report(
             str(out),
             variants=True,
