@@ -3,10 +3,11 @@
 The kit owns what every game shares. :class:`Checker` seeds and deals as the chunk kernel does
 (:func:`~simulate.kit.support.start_game`, no rotation: lineup position = seat), asks the same
 bots through the game's dispatch and, at every decision, checks that some action is legal,
-that the chosen one is, and restricted play: a position forbidden an option takes an action
-that uses it only when every legal action does. It counts the decisions, drains the engine's
-event records after every engine step (failing when a record may have been dropped or one is
-left at the end), and checks that the result's sole winner agrees with the winners it marks.
+that the engine both accepts the chosen one and lists it among the legal actions, and
+restricted play: a position forbidden an option takes an action that uses it only when every
+legal action does. It counts the decisions, drains the engine's event records after every
+engine step (failing when a record may have been dropped or one is left at the end), and
+checks that the result's sole winner agrees with the winners it marks.
 
 A game's own rules live in its ``check.py``: a :class:`Referee` whose hooks see the deal,
 every event record, the state after every engine step, every chosen action and the end, and a
@@ -218,19 +219,24 @@ class Simultaneous:
 
 
 def decide(engine: Sequential | Simultaneous, g: InPlay, kind: int, seat: int) -> int:
-    """``seat``'s bot's action, checked: the decision offers a legal action, the bot took a
-    legal one, and one using a forbidden option only when every legal action does."""
+    """``seat``'s bot's action, checked: the decision offers a legal action; the bot took one
+    that the engine both accepts and lists among the decision's legal actions (two readings
+    of legality that must agree); and one using a forbidden option only when every legal
+    action does."""
     n = engine.count(g)
-    expect(n >= 1, f"seat {seat} asked to decide ({kind}) with no legal action")
+    expect(n >= 1, f"seat {seat} asked to decide (decision {kind}) with no legal action")
     action = int(engine.choose(g.lu, seat, g.tb, g.st, seat, g.scratch))
-    expect(engine.legal(g, action), f"seat {seat} took illegal action {action} ({kind})")
+    what = f"seat {seat} took action {action} (decision {kind})"
+    expect(engine.legal(g, action), f"{what}, which is illegal")
+    listed = any(engine.nth(g, k) == action for k in range(n))
+    expect(listed, f"{what}, not among the {n} legal actions the engine lists")
     used = engine.uses(g, seat, action) & g.banned[seat]
     if used:
         others = (engine.nth(g, k) for k in range(n))
         expect(
             all(engine.uses(g, seat, a) & g.banned[seat] for a in others),
-            f"seat {seat} took action {action} ({kind}) using forbidden "
-            f"{' and '.join(option_names(g, used))} while another legal action was allowed",
+            f"{what} using forbidden {' and '.join(option_names(g, used))} while another "
+            f"legal action was allowed",
         )
     return action
 
