@@ -26,7 +26,6 @@ from rules.evo.constants import BID, CARD_PLAY, GENES, HORN, MAX_PLAYERS, MOVE, 
 from rules.evo.engine import ST_AUCTION_START, apply, pack
 from rules.evo.options import OPTIONS, card_option
 from simulate.games.evo import SPEC as GAME
-from simulate.games.evo.check import play_checked
 from simulate.games.evo.fit import (
     FLOOR_PRICE,
     REFINE_CAP,
@@ -63,14 +62,14 @@ def test_options_are_the_genes_then_the_cards_by_name():
 @pytest.mark.slow
 @pytest.mark.parametrize("bot", BOTS)
 def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
-    """The checker asserts every action of position 0 (see check.py); fur and egg rows and
+    """The checker asserts every action of position 0 (simulate.kit.check); fur and egg rows and
     three cards are forbidden to it."""
     forbid = {0: ("fur", "egg", "Baleset", "Alvógén", "Kire ütött ez a gyerek?")}
     s = setup(f"{bot},heuristic,heuristic,random")
     bought = np.zeros((4, 8), int)
     games = 2 if bot.startswith("search") else 12
     for g in range(games):
-        game = play_checked(s, 5, g, forbid=forbid)
+        game = GAME.check(s, 5, g, forbid=forbid)
         for _rnd, seat, gene, *_ in game.bids:
             bought[seat, gene] += 1
         assert not any(seat == 0 and card in (1, 2, 13) for _, seat, card, _ in game.cards)

@@ -1,8 +1,8 @@
 """EVO invariants over random seeds, player counts, rules and bots (hypothesis).
 
-Each example plays one game step by step with every check of
-:func:`simulate.games.evo.check.play_checked` on: at most ``dinos_per_player`` dinos per
-player, one dino per region, never a move or a newborn into an own region, every action legal,
+Each example plays one game step by step with every check of the step checker on (the kit's,
+:mod:`simulate.kit.check`, and EVO's referee): at most ``dinos_per_player`` dinos per player,
+one dino per region, never a move or a newborn into an own region, every action legal,
 points equal to the scoring history minus payments and Túlélőgén losses, the bag holding its
 tiles minus those drawn (bought tiles never return), portraits equal to the genes bought, and
 every card played at a legal time. The same game from the kernel must end the same way.
@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from rules.evo.params import EvoParameters
 from simulate.games.evo import SPEC as GAME
-from simulate.games.evo.check import play_checked
 from simulate.kit.play import play
 
 BOTS = st.sampled_from(
@@ -56,7 +55,7 @@ def test_invariants_hold_and_the_kernel_agrees(
         }
     )
     setup = GAME.setup(params, n, ",".join(bots[:n]))
-    game = play_checked(setup, seed, game_id)
+    game = GAME.check(setup, seed, game_id)
     assert 1 <= game.rounds <= params.max_rounds(n)
     assert all(0 <= d <= dinos for d in game.dinos)
     players = play(setup, seed, False, game_id, game_id + 1)["players"].to_pydict()

@@ -34,7 +34,9 @@ from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import make_table, new_states
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
-from simulate.games.origin_of_species.check import play_checked, run_games, setup_of
+from simulate.games.origin_of_species import SPEC
+from simulate.games.origin_of_species.check import setup_of
+from simulate.kit.play import columns
 from simulate.runner import run
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
@@ -47,17 +49,24 @@ DECK = P0.load_deck()
 
 
 def checked(n: int, lineup, seed: int, game_id: int, forbid=None):
-    return play_checked(setup_of(P0, DECK, n, lineup), seed, game_id, forbid=forbid)
+    return SPEC.check(setup_of(P0, DECK, n, lineup), seed, game_id, forbid=forbid)
+
+
+def logs(n: int, lineup, seed: int, games: int, **kw):
+    """The kernel's columns of games ``0 .. games-1`` of ``seed`` (no rotation)."""
+    return columns(setup_of(P0, DECK, n, lineup), seed, False, 0, games, **kw)
 
 
 def share(n: int, test: str, field: str, games: int, seed: int) -> tuple[float, float]:
-    """Win share of ``test`` against ``field`` in every seat, and its standard error."""
+    """Win share of ``test`` against ``field`` in every seat over the same deals (a shared
+    win counts 1/k), and its standard error."""
     total = 0.0
     for r in range(n):
         specs = [field] * n
         specs[r] = test
-        wins, _, _ = run_games(P0, DECK, n, [REGISTRY.parse(x) for x in specs], seed, games)
-        total += wins[r]
+        run = logs(n, [REGISTRY.parse(x) for x in specs], seed, games, detail=False)
+        wins = run.players.winner / run.games.n_winners[run.players.game_id]
+        total += float(wins[run.players.seat == r].sum())
     m = n * games
     p = total / m
     return p, (p * (1 - p) / m) ** 0.5
@@ -172,16 +181,22 @@ def test_forbidden_options_are_honoured():
 
 
 def test_heuristic_plays_and_uses_every_trait():
-    n, games = 4, 600
-    _, _, tallies = run_games(P0, DECK, n, REGISTRY.lineup("heuristic", n), 43, games)
-    assert (tallies[0] > 0).all(), tallies[0]
+    n = 4
+    played, used = tallies(logs(n, REGISTRY.lineup("heuristic", n), 43, 600))
+    assert (played > 0).all(), played
+    assert (used > 0).sum() >= N_TRAITS - 1, used
     # Poisonous is "used" when a carnivore eats it: the heuristic avoids that, a random one not
-    used = tallies[1].copy()
     mixed = REGISTRY.lineup("heuristic,random,heuristic,random", n)
-    _, _, more = run_games(P0, DECK, n, mixed, 44, 200)
-    tallies = tallies + more
-    assert (used[:N_TRAITS] > 0).sum() >= N_TRAITS - 1, used
-    assert (tallies[1, :N_TRAITS] > 0).all(), tallies[1]
+    more = tallies(logs(n, mixed, 44, 200))[1]
+    assert (used + more > 0).all(), used + more
+
+
+def tallies(run) -> tuple[np.ndarray, np.ndarray]:
+    """Cards played as each trait (and, last, as animals) and each trait's use counter, summed
+    over a run's seats and games (from its ``traits`` and ``players`` rows)."""
+    played = np.bincount(run.traits.trait, minlength=N_TRAITS + 1)
+    played[N_TRAITS] = run.players.animals_played.sum()
+    return played, run.players.uses[:, :N_TRAITS].sum(axis=0)
 
 
 def test_search_does_not_peek_at_hidden_cards():

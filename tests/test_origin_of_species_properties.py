@@ -1,7 +1,7 @@
 """Origin of Species invariants over random seeds, player counts, rules and bots (hypothesis).
 
-Each example plays one game with every check of
-:func:`simulate.games.origin_of_species.check.play_checked` on: the cards are conserved (84 or
+Each example plays one game with every check of the step checker on (the kit's,
+:mod:`simulate.kit.check`, and Origin of Species' referee): the cards are conserved (84 or
 168 across the deck, hands, tableaux and discard piles, and by card type), no animal holds
 more food than its need or more fat than its Fat Tissue, extinction removes exactly the unfed
 and poisoned animals, every food bank lies within its formula's range, every action is legal,
@@ -23,7 +23,7 @@ from hypothesis import strategies as hs
 
 from rules.origin_of_species.params import OosParameters
 from simulate.games.origin_of_species import SPEC
-from simulate.games.origin_of_species.check import attack_problem, play_checked, setup_of
+from simulate.games.origin_of_species.check import attack_problem, setup_of
 from simulate.kit.play import play
 from strategies.origin_of_species import REGISTRY
 
@@ -78,7 +78,7 @@ def test_invariants_hold(seed, game_id, n, bots, rules):
     if params.sets_for(n) * DECK.n_cards < params.hand_size * n:
         params = params.with_values({"n_sets": "2"})
     lineup = REGISTRY.lineup(",".join(bots[:n]), n)
-    game = play_checked(setup_of(params, DECK, n, lineup), seed, game_id)
+    game = SPEC.check(setup_of(params, DECK, n, lineup), seed, game_id)
     assert 1 <= game.rounds <= params.max_rounds(n, DECK)
     best = max(game.scores)
     tied = [q for q in range(n) if game.scores[q] == best]
@@ -124,10 +124,10 @@ def test_every_logged_attack_is_legal_for_the_traits_in_its_row(seed, n, bots, r
 
 def test_same_seed_same_game_and_bots_do_not_change_the_dice():
     lineup = REGISTRY.lineup("heuristic,random,heuristic", 3)
-    a = play_checked(setup_of(P0, DECK, 3, lineup), 5, 17)
-    b = play_checked(setup_of(P0, DECK, 3, lineup), 5, 17)
+    a = SPEC.check(setup_of(P0, DECK, 3, lineup), 5, 17)
+    b = SPEC.check(setup_of(P0, DECK, 3, lineup), 5, 17)
     assert a.scores == b.scores and a.attack_events == b.attack_events
-    c = play_checked(setup_of(P0, DECK, 3, REGISTRY.lineup("random", 3)), 5, 17)
+    c = SPEC.check(setup_of(P0, DECK, 3, REGISTRY.lineup("random", 3)), 5, 17)
     assert a.round_rows[0]["food_bank"] == c.round_rows[0]["food_bank"], "own dice stream"
 
 
@@ -137,17 +137,19 @@ import numpy as np
 from rules.core.jit import records
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import make_table, new_states
-from simulate.games.origin_of_species.check import play_checked, run_games, setup_of
+from simulate.games.origin_of_species import SPEC
+from simulate.games.origin_of_species.check import setup_of
+from simulate.kit.play import play
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.search import SCRATCH
 p = OosParameters(); d = p.load_deck()
 h = hashlib.sha256()
 runs = ((4, "heuristic,random,heuristic[aggression=2],random", 3), (2, "heuristic", 2))
 for n, lineup, games in runs:
-    wins, rounds, tallies = run_games(p, d, n, REGISTRY.lineup(lineup, n), 3, games)
-    h.update(repr((wins.tolist(), rounds, tallies.tolist())).encode())
+    tables = play(setup_of(p, d, n, REGISTRY.lineup(lineup, n)), 3, False, 0, games)
+    h.update(repr({t: rows.to_pydict() for t, rows in sorted(tables.items())}).encode())
 lu3 = REGISTRY.lineup("heuristic[tail_first=1],random,heuristic", 3)
-g = play_checked(setup_of(p, d, 3, lu3), 9, 2)
+g = SPEC.check(setup_of(p, d, 3, lu3), 9, 2)
 h.update(repr((g.scores, g.attack_events, g.trait_events, g.uses.tolist())).encode())
 # one search decision (its rollouts are whole games: slow as plain Python)
 from rules.core.rng import game_key, seed_streams

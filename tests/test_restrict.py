@@ -16,8 +16,8 @@ from rules.dino_kontra_dino.options import CARD_OPTIONS, FIGURE, OPTIONS
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
 from simulate.games import get_game
+from simulate.kit.check import RuleBroken
 from simulate.kit.play import columns
-from simulate.kit.spec import RuleBroken
 from simulate.runner import run
 from strategies.core.registry import Registry, StrategyError, split_lineup
 
@@ -163,22 +163,22 @@ def test_the_dkd_checker_passes_honoured_forbids(bot):
         DKD.check(setup, 5, gid, forbid={0: FORBID, 2: ("Allosaurus", FIGURE)})
 
 
-def test_the_dkd_checker_catches_a_bot_that_ignores_its_forbids(monkeypatch):
+def test_the_dkd_checker_catches_a_bot_that_ignores_its_forbids():
     """The checker recomputes what a play uses: a dispatch that ignores forbids is caught."""
-    import simulate.games.dino_kontra_dino.check as check
-
-    real = check.choose
+    real = DKD.check.engine.choose
     free = DKD.registry.lineup_record(list(DKD.setup(DKD.parameters(), 3, "greedy").lineup))[0]
 
     def ignoring(lu, j, tb, st, seat, scratch):
         scratch.free[j] = 1
         return real(free, j, tb, st, seat, scratch)
 
-    monkeypatch.setattr(check, "choose", ignoring)
+    check = dataclasses.replace(
+        DKD.check, engine=dataclasses.replace(DKD.check.engine, choose=ignoring)
+    )
     setup = DKD.setup(DKD.parameters(), 3, "greedy[forbid=Tyrannosaurus+Spinosaurus+Troodon]")
     with pytest.raises(RuleBroken, match="forbidden"):
         for gid in range(200):
-            DKD.check(setup, 5, gid)
+            check(setup, 5, gid)
 
 
 def test_options_name_the_default_deck_and_the_figure_last():

@@ -17,7 +17,6 @@ import pytest
 from rules.core.rng import seed_streams
 from rules.table_battles.constants import (
     DRAFT,
-    END_TURN_CAP,
     GAME_OVER,
     PLACE,
     RK_BLOCK,
@@ -28,8 +27,8 @@ from rules.table_battles.options import OPTIONS
 from rules.table_battles.params import TableBattlesParameters
 from rules.table_battles.state import S_DICE, new_states
 from simulate.games.table_battles import SPEC
-from simulate.games.table_battles.check import build, match, play_checked
-from strategies.table_battles import REGISTRY
+from simulate.kit.check import restrict
+from simulate.kit.play import columns, play
 from strategies.table_battles.allowed import all_forbidden, uses_forbidden
 from strategies.table_battles.bots import choose
 from strategies.table_battles.heuristic import LOCK_TURNS, OWN, heuristic, remember, stalled
@@ -40,8 +39,10 @@ SMALL = {"search": "search[rollouts=2,candidates=3]", "drafter": "drafter[rollou
 
 
 def share(lineup: str, n: int, seed: int = 21) -> float:
-    out = match(P, CARDS, REGISTRY.lineup(lineup, 2), seed, n)
-    return float(((out[:, 0] == 0).sum() + 0.5 * (out[:, 0] == -1).sum()) / n)
+    """Lineup position 0's share of ``n`` games, seats rotated (a capped game counts half)."""
+    logs = columns(SPEC.setup(P, 2, lineup), seed, True, 0, n, detail=False)
+    won = (logs.players.winner & (logs.players.strategy == 0)).sum()
+    return float((won + 0.5 * (logs.games.n_winners == 0).sum()) / n)
 
 
 def bound(n: int, k: float) -> float:
@@ -66,7 +67,7 @@ def test_every_bot_plays_checked_games(bot, setup):
     p = P.with_values({"setup": setup})
     game_setup = SPEC.setup(p, 2, f"{SMALL.get(bot, bot)},heuristic")
     for g in range(2):
-        game = play_checked(game_setup, 5, g)
+        game = SPEC.check(game_setup, 5, g)
         assert game.end_reason > 0 and game.decisions > 0
 
 
@@ -88,9 +89,9 @@ def test_drafter_beats_heuristic():
 
 def test_search_bots_are_deterministic():
     for lineup in ("search[rollouts=2,candidates=3],heuristic", "drafter[rollouts=2],random"):
-        a = match(P, CARDS, REGISTRY.lineup(lineup, 2), 3, 4)
-        b = match(P, CARDS, REGISTRY.lineup(lineup, 2), 3, 4)
-        assert (a == b).all()
+        a = play(SPEC.setup(P, 2, lineup), 3, True, 0, 4)
+        b = play(SPEC.setup(P, 2, lineup), 3, True, 0, 4)
+        assert all(a[t].equals(b[t]) for t in a)
 
 
 FORBID = ("block", "counter", "tyrannosaurus-rex", "spinosaurus", "stegosaurus", "pteranodon")
@@ -99,7 +100,7 @@ FORBID = ("block", "counter", "tyrannosaurus-rex", "spinosaurus", "stegosaurus",
 @pytest.mark.parametrize("bot", ["random", "heuristic", "search", "drafter"])
 def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
     setup = SPEC.setup(P, 2, f"{SMALL.get(bot, bot)},heuristic")
-    tbs, lus, states, scratches = build(setup, {0: FORBID})
+    tbs, lus, states, scratches = SPEC.build_inputs(restrict(setup, {0: FORBID}))
     tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     ids = [OPTIONS.index(o) for o in FORBID]
     used = forced = 0
@@ -120,7 +121,7 @@ def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
 def test_heuristic_never_drafts_a_forbidden_dino():
     setup = SPEC.setup(P, 2, "heuristic,heuristic")
     for g in range(8):
-        game = play_checked(setup, 9, g, forbid={0: ("tyrannosaurus-rex",)})
+        game = SPEC.check(setup, 9, g, forbid={0: ("tyrannosaurus-rex",)})
         trex = CARDS.find("Tyrannosaurus Rex", True)
         assert trex not in game.teams[0]
 
@@ -137,7 +138,7 @@ def recall(scratch, memory) -> None:
 
 def test_search_does_not_read_future_dice_or_the_opponents_hidden_draft_hand():
     setup = SPEC.setup(P, 2, "search[rollouts=3,candidates=4],drafter[rollouts=3]")
-    tbs, lus, states, scratches = build(setup)
+    tbs, lus, states, scratches = SPEC.build_inputs(setup)
     tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     spare = new_states(2)
     checked_battle = checked_draft = 0
@@ -175,8 +176,8 @@ def test_heuristic_battles_no_longer_lock():
     capped games on average, and the bound allows four Poisson standard errors more (the old
     rate would give about 42)."""
     n = 20_000
-    out = match(P, CARDS, REGISTRY.lineup("heuristic", 2), 1, n, rotate=False)
-    capped = int((out[:, 1] == END_TURN_CAP).sum())
+    games = columns(SPEC.setup(P, 2, "heuristic"), 1, False, 0, n, detail=False).games
+    capped = int((games.n_winners == 0).sum())  # only the turn cap leaves nobody winning
     expected = 1e-4 * n
     assert capped <= expected + 4 * math.sqrt(expected)
 
@@ -195,7 +196,7 @@ def test_a_locked_heuristic_stops_arming_blocks():
     only when the dice add more attack hits than the Block is worth) never once it has gone
     ``LOCK_TURNS`` turns without progress."""
     setup = SPEC.setup(P, 2, "heuristic,heuristic")
-    tbs, lus, states, scratches = build(setup)
+    tbs, lus, states, scratches = SPEC.build_inputs(setup)
     tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     spare = new_states(2)
     armed = {0: 0, LOCK_TURNS: 0}
@@ -216,7 +217,7 @@ def test_the_lock_memory_counts_turns_without_progress_in_one_game():
     count on progress, and starts afresh for another game (another bot stream, an earlier turn
     or a higher board total), so a game never inherits the calm of the one before it."""
     setup = SPEC.setup(P.with_values({"setup": "first_game"}), 2, "heuristic,heuristic")
-    tbs, _, states, scratches = build(setup)
+    tbs, _, states, scratches = SPEC.build_inputs(setup)
     tb, st, memo = tbs[0], states[0], scratches[0]
 
     def look(turn: int) -> int:
@@ -248,7 +249,7 @@ def test_ties_are_broken_with_the_bots_own_stream():
     bot's own stream, never by slot, face, target or hand order. Reseeding that stream changes
     some choices; reseeding the other seat's stream changes none."""
     setup = SPEC.setup(P, 2, "heuristic,heuristic")
-    tbs, lus, states, scratches = build(setup)
+    tbs, lus, states, scratches = SPEC.build_inputs(setup)
     tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
     spare = new_states(1)
     varied = 0

@@ -1,11 +1,11 @@
 """Dinosaur Table Battles invariants over random seeds, rules and bots (hypothesis), and the
 compiled engine against the same code run as plain Python.
 
-Each example plays one game step by step with every check of
-:func:`simulate.games.table_battles.check.play_checked` on: dice on cards always match their
+Each example plays one game step by step with every check of the step checker on (the kit's,
+:mod:`simulate.kit.check`, and Table Battles' referee): dice on cards always match their
 areas, at most two dinos receive dice a turn (one card each), markers never negative, a
 flipped card holds no dice, dice are conserved, the draft respects the action-card cap, every
-action is legal, and the end reason matches the final state. The compiled loop must then end
+action is legal, and the end reason matches the final state. The chunk kernel must then end
 the same game the same way.
 """
 
@@ -18,15 +18,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.table_battles.constants import END_REASONS
 from rules.table_battles.params import TableBattlesParameters
 from simulate.games.table_battles import SPEC
-from simulate.games.table_battles.check import build, play_checked, play_games
-from strategies.table_battles import REGISTRY
+from simulate.kit.play import play
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = st.sampled_from(
@@ -48,7 +47,7 @@ BOTS = st.sampled_from(
     flags=st.lists(st.booleans(), min_size=6, max_size=6),
     max_turns=st.sampled_from([10, 60, 200]),
 )
-def test_invariants_hold_and_the_compiled_loop_agrees(
+def test_invariants_hold_and_the_kernel_agrees(
     seed, game_id, bots, setup, expansion, draft_hand, card_cap, dice, flags, max_turns
 ):
     if not expansion and draft_hand > 5:
@@ -69,9 +68,9 @@ def test_invariants_hold_and_the_compiled_loop_agrees(
             "max_turns": max_turns,
         }
     )
-    setup = SPEC.setup(p, 2, ",".join(bots))
-    cards = setup.data
-    game = play_checked(setup, seed, game_id)
+    game_setup = SPEC.setup(p, 2, ",".join(bots))
+    cards = game_setup.data
+    game = SPEC.check(game_setup, seed, game_id)
     assert game.turns <= max_turns
     assert all(m >= 0 for m in game.markers)
     for s in range(2):
@@ -81,10 +80,9 @@ def test_invariants_hold_and_the_compiled_loop_agrees(
             assert 1 <= len(game.teams[s]) <= draft_hand - 1
     if setup == "draft":
         assert len(game.drafts) == 2 * draft_hand  # every dealt card is acted on once
-    out = np.zeros((1, 5), dtype=np.int64)
-    with np.errstate(over="ignore"):
-        play_games(*build(setup), np.uint64(seed), game_id, game_id + 1, False, out)
-    assert out[0, 0] == game.winner and out[0, 1] == game.end_reason and out[0, 2] == game.turns
+    row = play(game_setup, seed, False, game_id, game_id + 1, tables=())["games"].to_pylist()[0]
+    assert row["winner_seat"] == game.winner and row["turns"] == game.turns
+    assert row["end_reason"] == END_REASONS[game.end_reason]
 
 
 LINEUPS = [  # (lineup, rules, games): 200 games, the cheap lineups more often
@@ -96,11 +94,10 @@ LINEUPS = [  # (lineup, rules, games): 200 games, the cheap lineups more often
 ]
 
 
-def results(lineup: str, rules: dict, n: int) -> list[list[int]]:
-    from simulate.games.table_battles.check import match
-
-    p = TableBattlesParameters().with_values(rules)
-    return match(p, p.load_cards(), REGISTRY.lineup(lineup, 2), 13, n).tolist()
+def results(lineup: str, rules: dict, n: int) -> dict[str, dict[str, list]]:
+    """The ``games`` and ``players`` rows of ``n`` rotated games of seed 13."""
+    setup = SPEC.setup(TableBattlesParameters().with_values(rules), 2, lineup)
+    return {t: rows.to_pydict() for t, rows in play(setup, 13, True, 0, n, tables=()).items()}
 
 
 @pytest.mark.slow

@@ -18,13 +18,16 @@ import importlib
 import json
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rules.core.errors import RuleError
 from rules.core.params import Parameters
 from simulate.kit.buffers import log_types
 from simulate.kit.tables import SHARED_COLUMNS, Kind, Table, schema_digest
 from strategies.core.registry import Registry, Strategy
+
+if TYPE_CHECKING:
+    from simulate.kit.check import Checker
 
 
 class GameData(Protocol):
@@ -144,26 +147,6 @@ class FitRequest:
     """Iterations of the price stage after the fit (EVO: premiums until prices match values)."""
 
 
-class RuleBroken(AssertionError):
-    """A step-checked game broke a rule (the message names it)."""
-
-
-def expect(ok: bool, message: str) -> None:
-    """A checker's test of one rule: raise :class:`RuleBroken` with ``message`` unless ``ok``
-    (unlike ``assert``, never switched off by ``python -O``)."""
-    if not ok:
-        raise RuleBroken(message)
-
-
-@dataclasses.dataclass(frozen=True)
-class Checked:
-    """What a step-by-step checked game ends with (see each game's ``check.py``)."""
-
-    winners: list[bool]
-    rounds: int
-    decisions: int
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class GameSpec:
     """Everything the toolkit knows about one game."""
@@ -192,9 +175,10 @@ class GameSpec:
     """``render(setup, seed, game_id, view)``: a traced game as text a person can follow."""
     data_files: Callable[[Setup], dict[str, bytes]]
     """Files stored beside the logs so the run describes itself (``deck.csv`` ...)."""
-    check: Callable[[Setup, int, int], Checked]
-    """``check(setup, seed, game_id)``: play one game (no rotation) step by step with every
-    rule invariant checked; the conformance suite compares it with the kernel's rows."""
+    check: Checker
+    """The step checker (:mod:`simulate.kit.check`): ``check(setup, seed, game_id)`` plays one
+    game (no rotation) decision by decision with every rule checked; the conformance suite
+    compares it with the kernel's rows."""
     bench: Bench
     demo: Demo
     report: str

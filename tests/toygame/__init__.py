@@ -15,7 +15,8 @@ from types import SimpleNamespace
 import numpy as np
 import pyarrow as pa
 
-from simulate.kit.spec import Bench, Checked, Demo, GameSpec, Setup, expect
+from simulate.kit.check import Checked, Checker, Referee, Simultaneous, expect
+from simulate.kit.spec import Bench, Demo, GameSpec, Setup
 from simulate.kit.tables import Buffer, Column, Kind, Table, strategy
 from tests.toygame.bots import REGISTRY, choose
 from tests.toygame.kernel import play_chunk
@@ -64,35 +65,44 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
     return "\n".join(out)
 
 
-def check(setup: Setup, seed: int, game_id: int) -> Checked:
-    """One game in Python: every card played from the own hand, the highest unique card wins."""
-    from simulate.kit.support import start_game
+def left(st) -> int:
+    """Cards still in each hand (played cards leave zeros at the end; values start at 1)."""
+    return int((st.hands[0] > 0).sum())
 
-    tables, lineups, states = build_inputs(setup)
-    tb, lu, st = tables[0], lineups[0], states[0]
-    n = setup.n_players
-    slots = np.zeros(n, np.int64)
-    wins = [0] * n
-    with np.errstate(over="ignore"):
-        start_game(st.rng, n, np.uint64(seed), game_id, False)
-        deal(tb, st)
-        for r in range(int(tb.hand)):
-            left = int(tb.hand) - r
-            hands = [[int(c) for c in st.hands[s, :left]] for s in range(n)]
-            for s in range(n):
-                slots[s] = choose(lu, s, tb, st, s, left)
-                expect(0 <= slots[s] < left, f"seat {s} played slot {slots[s]} of {left}")
-            plays = [hands[s][int(slots[s])] for s in range(n)]
-            w = play_round(tb, st, slots, left)
-            top = max(plays)
-            expected = plays.index(top) if plays.count(top) == 1 else -1
-            expect(w == expected, f"round {r}: seat {w} won, the rules say {expected}")
-            if w >= 0:
-                wins[w] += 1
-        winners = np.zeros(n, np.bool_)
-        final_result(tb, st, winners)
-    expect(list(winners) == [w == max(wins) for w in wins], "most rounds won does not win")
-    return Checked([bool(x) for x in winners], int(tb.hand), int(tb.hand) * n)
+
+class ToyReferee(Referee):
+    """Every card played from the own hand, the highest unique card wins, most rounds win."""
+
+    def dealt(self) -> None:
+        self.wins = [0] * self.n
+
+    def step(self, kind: int) -> None:
+        self.hands = [[int(c) for c in self.st.hands[s, : left(self.st)]] for s in range(self.n)]
+
+    def resolved(self, slots: np.ndarray, result: int) -> None:
+        plays = [self.hands[s][int(slots[s])] for s in range(self.n)]
+        top = max(plays)
+        expected = plays.index(top) if plays.count(top) == 1 else -1
+        expect(result == expected, f"seat {result} won the round, the rules say {expected}")
+        if result >= 0:
+            self.wins[result] += 1
+
+    def result(self, winners: list[bool], decisions: int) -> Checked:
+        expect(winners == [w == max(self.wins) for w in self.wins], "most rounds won must win")
+        return Checked(winners, int(self.tb.hand), decisions)
+
+
+CHECK = Checker(
+    Simultaneous(
+        deal=deal,
+        game_over=lambda tb, st: left(st) == 0,
+        slots=lambda tb, st: left(st),
+        play_round=lambda tb, st, slots: play_round(tb, st, slots, left(st)),
+        final_result=final_result,
+        choose=lambda lu, j, tb, st, seat, scratch: choose(lu, j, tb, st, seat, left(st)),
+    ),
+    ToyReferee,
+)
 
 
 def hand(setup) -> int:
@@ -149,7 +159,7 @@ SPEC = GameSpec(
     kernel=play_chunk,
     render=render,
     data_files=lambda setup: {"deck.txt": f"1..{setup.data.deck}\n".encode()},
-    check=check,
+    check=CHECK,
     bench=Bench("high", 3, kernel_games=20_000, interpreted_games=300),
     demo=Demo(3, "high,random,low", games=2_000, test_games=600),
     report="tests.toygame.report",

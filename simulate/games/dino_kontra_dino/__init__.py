@@ -12,7 +12,7 @@ from rules.core.jit import records
 from rules.dino_kontra_dino.deck import TRAITS, Deck, deck_csv
 from rules.dino_kontra_dino.params import MAX_PLAYERS, MIN_PLAYERS, DkdParameters
 from rules.dino_kontra_dino.state import make_table, new_states
-from simulate.games.dino_kontra_dino.check import play_checked
+from simulate.games.dino_kontra_dino.check import CHECK
 from simulate.games.dino_kontra_dino.kernel import play_chunk
 from simulate.games.dino_kontra_dino.replay import render
 from simulate.games.dino_kontra_dino.tables import TABLES
@@ -97,7 +97,7 @@ SPEC = GameSpec(
     kernel=play_chunk,
     render=render,
     data_files=data_files,
-    check=play_checked,
+    check=CHECK,
     bench=Bench(
         "greedy",
         4,

@@ -14,7 +14,7 @@ from rules.evo.constants import MAX_PLAYERS, MIN_PLAYERS
 from rules.evo.maps import EvoMap, map_csv
 from rules.evo.params import EvoParameters
 from rules.evo.state import make_table, new_states
-from simulate.games.evo.check import play_checked
+from simulate.games.evo.check import CHECK
 from simulate.games.evo.fit import fit
 from simulate.games.evo.kernel import play_chunk
 from simulate.games.evo.replay import render
@@ -99,7 +99,7 @@ SPEC = GameSpec(
     kernel=play_chunk,
     render=render,
     data_files=data_files,
-    check=play_checked,
+    check=CHECK,
     bench=Bench(
         "heuristic",
         4,

@@ -1,9 +1,8 @@
-"""Play one EVO game step by step from Python, checking the rules' invariants at every step.
-
-This is the debugging and testing twin of the kernel: it seeds and deals exactly as
-:func:`simulate.games.evo.kernel.play_chunk` does, asks the same bots, and after every engine
-call checks the board, the points ledger, the gene bag and every card played. A broken
-invariant raises :class:`AssertionError` naming it.
+"""EVO's own rules for the kit's step checker (:mod:`simulate.kit.check`): after every
+engine step the board, the points ledger and the gene bag, and every card played. The kit plays
+the game as :func:`simulate.games.evo.kernel.play_chunk` does and checks what every game shares
+(legal actions, restricted play, the event records); a broken rule raises
+:class:`~simulate.kit.check.RuleBroken` naming it.
 """
 
 from __future__ import annotations
@@ -15,11 +14,9 @@ import numpy as np
 from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE, allowed_phases
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
-from rules.evo.options import OPTIONS, option_of
+from rules.evo.options import option_of
 from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
-from simulate.kit.spec import Checked, Setup, expect
-from simulate.kit.support import start_game
-from strategies.evo.allowed import forbidden
+from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
 from strategies.evo.bots import choose
 
 
@@ -51,91 +48,74 @@ def check_board(tb, st) -> None:
     expect(int((owners >= 0).sum()) == int(sum(st.n_dinos[:n])), "stray owner marks")
 
 
-def play_checked(
-    setup: Setup, seed: int, game_id: int, forbid: dict[int, tuple[str, ...]] | None = None
-) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
-    restricts lineup positions (restricted play): a position never takes an action that uses
-    a forbidden option while another legal action does not."""
-    tbs, lus, states, scratches = setup.game.build_inputs(setup)  # fresh, not a kernel's
-    if forbid:
-        lus = setup.game.registry.lineup_record(list(setup.lineup), forbid)
-    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
-    n = setup.n_players
-    cards: list[tuple[int, int, int, int]] = []
-    bids: list[tuple[int, int, int, int, int, int]] = []
-    combats = 0
-    decisions = 0
-    with np.errstate(over="ignore"):
-        start_game(st.rng, n, np.uint64(seed), game_id, False)
-        deal(tb, st)
-        start_points = int(tb.start_points)
-        ledger = [start_points] * n
-        bought = 0
+class EvoReferee(Referee):
+    """EVO's own rules: the board after every step, the gene bag, the points ledger at every
+    round's end, moves and births onto free or foreign regions, every card played."""
+
+    def dealt(self) -> None:
+        tb, st, n = self.tb, self.st, self.n
+        self.ledger = [int(tb.start_points)] * n
+        self.bought = 0
+        self.genes0 = np.array(st.genes[:n], dtype=np.int64)
+        self.genes_bought = np.zeros_like(self.genes0)
+        self.cards: list[tuple[int, int, int, int]] = []
+        self.bids: list[tuple[int, int, int, int, int, int]] = []
+        self.combats = 0
+
+    def event(self, e: np.ndarray) -> None:
+        rnd = int(self.st.rnd) + 1
+        if e[0] == EV_CARD:
+            self.cards.append((rnd, int(e[1]), int(e[2]), int(e[3])))
+        elif e[0] == EV_BID:
+            self.bids.append((rnd, *(int(x) for x in e[1:6])))
+            self.bought += 1
+            self.genes_bought[int(e[1]), int(e[2])] += 1
+        elif e[0] == EV_COMBAT:
+            self.combats += 1
+
+    def step(self, kind: int) -> None:
+        tb, st, n = self.tb, self.st, self.n
+        check_board(tb, st)
         bag_size = int(tb.bag_size)
-        genes0 = np.array(st.genes[:n], dtype=np.int64)
-        genes_bought = np.zeros_like(genes0)
-        while True:
-            kind = advance(tb, st)
-            rnd = int(st.rnd) + 1
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_CARD:
-                    cards.append((rnd, int(e[1]), int(e[2]), int(e[3])))
-                elif e[0] == EV_BID:
-                    bids.append((rnd, *(int(x) for x in e[1:6])))
-                    bought += 1
-                    genes_bought[int(e[1]), int(e[2])] += 1
-                elif e[0] == EV_COMBAT:
-                    combats += 1
-            st.n_ev = 0
-            check_board(tb, st)
-            expect(int(st.bag_len) == bag_size, "a gene went back into the bag")
-            if kind == ROUND_DONE:
-                drawn = int(st.bag_top)
-                expect(drawn == bought, f"{drawn} genes drawn, {bought} bought")
-                expect(int(st.bag_len) - drawn == bag_size - bought, "bag != 62 minus drawn")
-                for s in range(n):
-                    ledger[s] += int(st.scored[s]) - int(st.penalty[s])
-                    expect(
-                        int(st.points_p5[s]) == ledger[s],
-                        f"round {rnd} seat {s}: points {st.points_p5[s]} != ledger {ledger[s]}",
-                    )
-                    ledger[s] -= int(st.paid[s])
-                    expect(int(st.points[s]) == ledger[s], f"seat {s}: payments do not add up")
-                expected = genes0 + genes_bought
-                expected[:, CARD] = genes_bought[:, CARD]
-                expect((np.array(st.genes[:n]) == expected).all(), "portraits != bought genes")
-                continue
-            if kind == GAME_OVER:
-                break
-            decisions += 1
-            seat = int(st.actor)
-            action = int(choose(lu, seat, tb, st, seat, scratch))
-            expect(is_legal(tb, st, action), f"illegal action {action} for decision {kind}")
+        expect(int(st.bag_len) == bag_size, "a gene went back into the bag")
+        if kind != ROUND_DONE:
+            return
+        rnd = int(st.rnd) + 1
+        drawn = int(st.bag_top)
+        expect(drawn == self.bought, f"{drawn} genes drawn, {self.bought} bought")
+        expect(int(st.bag_len) - drawn == bag_size - self.bought, "bag != 62 minus drawn")
+        for s in range(n):
+            self.ledger[s] += int(st.scored[s]) - int(st.penalty[s])
             expect(
-                not forbidden(lu, seat, tb, st, action),
-                f"seat {seat} took forbidden option {OPTIONS[option_of(tb, st, action)]}",
+                int(st.points_p5[s]) == self.ledger[s],
+                f"round {rnd} seat {s}: points {st.points_p5[s]} != ledger {self.ledger[s]}",
             )
-            expect(actions(tb, st, -1) >= 1, f"no legal action for decision {kind}")
-            if kind == MOVE and action >= 0:
-                expect(st.owner[action & 0xFFFF] != seat, "entered an own region")
-            if kind == PLACE:
-                expect(st.owner[action] != seat, "newborn on an own region")
-            apply(tb, st, action)
-        winners = np.zeros(n, dtype=np.bool_)
-        final_result(tb, st, winners)
-    check_cards(cards, int(tb.no_card_rounds), int(tb.climate_cards))
-    return CheckedGame(
-        points=[int(x) for x in st.points[:n]],
-        bonus=[int(x) for x in st.bonus[:n]],
-        dinos=[int(x) for x in st.n_dinos[:n]],
-        winners=[bool(x) for x in winners],
-        rounds=int(st.rnd) + 1,
-        decisions=decisions,
-        cards=cards,
-        bids=bids,
-        combats=combats,
-    )
+            self.ledger[s] -= int(st.paid[s])
+            expect(int(st.points[s]) == self.ledger[s], f"seat {s}: payments do not add up")
+        expected = self.genes0 + self.genes_bought
+        expected[:, CARD] = self.genes_bought[:, CARD]
+        expect((np.array(st.genes[:n]) == expected).all(), "portraits != bought genes")
+
+    def decided(self, kind: int, seat: int, action: int) -> None:
+        if kind == MOVE and action >= 0:
+            expect(self.st.owner[action & 0xFFFF] != seat, "entered an own region")
+        if kind == PLACE:
+            expect(self.st.owner[action] != seat, "newborn on an own region")
+
+    def result(self, winners: list[bool], decisions: int) -> CheckedGame:
+        tb, st, n = self.tb, self.st, self.n
+        check_cards(self.cards, int(tb.no_card_rounds), int(tb.climate_cards))
+        return CheckedGame(
+            points=[int(x) for x in st.points[:n]],
+            bonus=[int(x) for x in st.bonus[:n]],
+            dinos=[int(x) for x in st.n_dinos[:n]],
+            winners=winners,
+            rounds=int(st.rnd) + 1,
+            decisions=decisions,
+            cards=self.cards,
+            bids=self.bids,
+            combats=self.combats,
+        )
 
 
 def check_cards(
@@ -161,3 +141,21 @@ def check_cards(
             )
         if card == SLEEP:
             slept.add(rnd)
+
+
+CHECK = Checker(
+    Sequential(
+        deal=deal,
+        advance=advance,
+        actions=actions,
+        is_legal=is_legal,
+        apply=apply,
+        option_of=option_of,
+        final_result=final_result,
+        choose=choose,
+        game_over=GAME_OVER,
+        passes=(ROUND_DONE,),
+    ),
+    EvoReferee,
+)
+"""EVO's step checker (its spec's ``check``)."""

@@ -19,7 +19,7 @@ from rules.origin_of_species.constants import (
 )
 from rules.origin_of_species.deck import Deck
 from rules.origin_of_species.params import OosParameters
-from simulate.games.origin_of_species.check import play_checked
+from simulate.games.origin_of_species.check import CHECK
 from simulate.games.origin_of_species.kernel import kernel_inputs, play_chunk
 from simulate.games.origin_of_species.replay import render
 from simulate.games.origin_of_species.tables import TABLES, USE_COLUMNS
@@ -88,7 +88,7 @@ SPEC = GameSpec(
     kernel=play_chunk,
     render=render,
     data_files=data_files,
-    check=play_checked,
+    check=CHECK,
     bench=Bench(
         "heuristic",
         4,

@@ -1,24 +1,17 @@
-"""Play Origin of Species games step by step from Python, checking the rules at every step.
+"""Origin of Species' own rules for the kit's step checker (:mod:`simulate.kit.check`).
 
-:func:`play_checked` is the debugging and testing twin of the chunk kernel
-(:func:`simulate.games.origin_of_species.kernel.play_chunk`): it seeds and deals as the kernel
-does (:func:`simulate.kit.support.start_game`, no rotation), asks the same bots through the
-same dispatch, and after every engine call checks the invariants through
-:func:`simulate.kit.spec.expect`: the cards are conserved (deck, hands, tableaux, discard
-piles; by type through the public and private play records), food and fat within bounds,
-needs and link counts consistent, the food bank within its formula's range, every action
-legal, every trait played where the rules allow it, every attack legal for the traits it
-records, and that each extinction removes exactly the unfed and poisoned animals
-(``st.pause`` stops the engine just before each extinction). A broken rule raises
-:class:`~simulate.kit.spec.RuleBroken` naming it. The conformance suite compares its winners
-and rounds with the kernel's rows.
+The kit plays the game as :func:`simulate.games.origin_of_species.kernel.play_chunk` does and
+checks what every game shares (legal actions, restricted play, the event records); the referee
+here checks after every engine step: the cards are conserved (deck, hands, tableaux, discard
+piles; by type through the public and private play records), food and fat within bounds, needs
+and link counts consistent, the food bank within its formula's range, every trait played where
+the rules allow it, every attack legal for the traits it records, and that each extinction
+removes exactly the unfed and poisoned animals (``st.pause`` stops the engine just before each
+extinction). A broken rule raises :class:`~simulate.kit.check.RuleBroken` naming it.
 
 :func:`attack_problem` is the one reading of "an attack legal for the traits it records",
 shared by the checker (on the engine's attack events) and the tests (on the logged
 ``attacks`` table).
-
-:func:`play_games` is a compiled loop (no logging) for strength ladders and the engine's
-speed: ``python -m simulate.games.origin_of_species.check match|speed|traits ...``.
 """
 
 from __future__ import annotations
@@ -27,7 +20,6 @@ import dataclasses
 
 import numpy as np
 
-from rules.core.jit import jit
 from rules.origin_of_species.board import is_fed
 from rules.origin_of_species.constants import (
     BURROWING,
@@ -37,8 +29,6 @@ from rules.origin_of_species.constants import (
     FEED,
     GAME_OVER,
     HIGH_BODY_WEIGHT,
-    MAX_PLAYERS,
-    N_TRAITS,
     N_USES,
     NO_DECISION,
     OP_ATTACK,
@@ -58,6 +48,7 @@ from rules.origin_of_species.engine import (
     final_result,
     is_legal,
 )
+from rules.origin_of_species.options import option_of
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import (
     EV_ANIMAL,
@@ -67,11 +58,9 @@ from rules.origin_of_species.state import (
     F_POISONED,
     new_states,
 )
-from simulate.games.origin_of_species.kernel import kernel_inputs
-from simulate.kit.spec import Checked, Setup, expect
-from simulate.kit.support import start_game
+from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
+from simulate.kit.spec import Setup
 from strategies.core.registry import Strategy
-from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
 
 
@@ -246,271 +235,116 @@ def setup_of(params: OosParameters, data: Deck, n_players: int, lineup: list[Str
     return Setup(SPEC, params, n_players, tuple(lineup), data)
 
 
-def play_checked(
-    setup: Setup,
-    seed: int,
-    game_id: int,
-    *,
-    verbose: bool = False,
-    forbid: dict[int, tuple[str, ...]] | None = None,
-) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (no seat rotation) with every check on; ``forbid``
-    maps seats to the options (``rules.origin_of_species.options.OPTIONS``) their bots may
-    take only when nothing else is legal."""
-    n = setup.n_players
-    tbs, lus, states, scratches = kernel_inputs(setup.params, setup.data, setup.lineup, forbid)
-    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
-    lo, hi = int(tb.food_lo), int(tb.food_hi)
-    traits: list[tuple[int, ...]] = []
-    attacks: list[tuple[int, ...]] = []
-    animals: list[tuple[int, ...]] = []
-    rows: list[dict] = []
-    decisions = 0
-    with np.errstate(over="ignore"):
-        start_game(st.rng, n, np.uint64(seed), game_id, False)
-        deal(tb, st)
-        st.verbose = int(verbose)
+class OosReferee(Referee):
+    """Origin of Species' own rules: cards conserved, animals consistent, every extinction,
+    the food bank and the round counters, where traits were played, every attack's traits
+    and target, the rounds and the final score."""
+
+    def dealt(self) -> None:
+        tb, st = self.tb, self.st
         st.pause = 1  # advance stops before each extinction for check_extinction
+        self.lo, self.hi = int(tb.food_lo), int(tb.food_hi)
+        self.traits: list[tuple[int, ...]] = []
+        self.attacks: list[tuple[int, ...]] = []
+        self.animals: list[tuple[int, ...]] = []
+        self.rows: list[dict] = []
+        self.most = 0
         check_cards(tb, st)
-        most = 0
-        while True:
-            kind = int(advance(tb, st))
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_TRAIT:
-                    row = tuple(int(x) for x in e[1:9])
-                    traits.append(row)
-                    _, seat, tr, owner = row[:4]
-                    if tr == PARASITE:
-                        expect(owner != seat, "Parasite played on an own animal")
-                    else:
-                        expect(owner == seat, f"trait {tr} played on another player's animal")
-                elif e[0] == EV_ATTACK:
-                    check_attack_event(e)
-                    attacks.append(tuple(int(x) for x in e[1:14]))
-                elif e[0] == EV_ANIMAL:
-                    animals.append(tuple(int(x) for x in e[1:4]))
-            expect(int(st.ev_lost) == 0, "events lost")
-            st.n_ev = 0
-            check_cards(tb, st)
-            check_animals(tb, st)
-            most = max(most, *(int(x) for x in st.n_an[:n]))
-            if kind == NO_DECISION:
-                check_extinction(tb, st)
-                continue
-            if kind == ROUND_DONE:
-                expect(lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}")
-                rows.append(
-                    {
-                        "round": int(st.rnd) + 1,
-                        "food_bank": int(st.r_bank),
-                        "deck_left": int(st.r_deck_left),
-                        "animals": [int(x) for x in st.r_animals[:n]],
-                        "survivors": [int(x) for x in st.r_survivors[:n]],
-                        "traits": [int(x) for x in st.r_traits[:n]],
-                        "need": [int(x) for x in st.r_need[:n]],
-                        "food_taken": [int(x) for x in st.r_red[:n]],
-                        "food_received": [int(x) for x in st.r_blue[:n]],
-                        "starved": [int(x) for x in st.r_starved[:n]],
-                        "poisoned": [int(x) for x in st.r_poisoned[:n]],
-                        "kills": [int(x) for x in st.r_kills[:n]],
-                        "cards_drawn": [int(x) for x in st.r_drawn[:n]],
-                        "hand": [int(x) for x in st.r_hand[:n]],
-                        "score": [int(x) for x in st.r_score[:n]],
-                    }
-                )
-                for s in range(n):
-                    expect(st.r_survivors[s] == st.n_an[s], "survivors != animals after round")
-                    expect(st.r_hand[s] == st.n_hand[s], "hand counter")
-                    lost = int(st.r_animals[s]) - int(st.r_survivors[s])
-                    died = int(st.r_starved[s]) + int(st.r_poisoned[s])
-                    expect(lost == died, f"seat {s}: {lost} animals lost, {died} starved/poisoned")
-                continue
-            if kind == GAME_OVER:
-                break
-            decisions += 1
-            seat = int(st.actor)
-            expect(actions(tb, st, -1) >= 1, "a decision without actions")
-            action = int(choose(lu, seat, tb, st, seat, scratch))
-            expect(is_legal(tb, st, action), f"illegal action {action:#x} for decision {kind}")
-            if kind == FEED and action >= 0 and action >> 32 == OP_ATTACK:
-                o, a, t = (action >> 16) & 0xFF, (action >> 8) & 0xFF, action & 0xFF
-                expect(attack_legal_py(tb, st, seat, a, o, t), "an illegal attack was offered")
-            apply(tb, st, action)
-        winners = np.zeros(n, dtype=np.bool_)
-        final_result(tb, st, winners)
-    expect(1 <= int(st.rnd) + 1 <= int(tb.max_rounds), f"{int(st.rnd) + 1} rounds")
-    if rows:
-        last = rows[-1]["score"]
-        expect(last == [int(x) for x in st.score[:n]], "the last round's score is not final")
-    return CheckedGame(
-        winners=[bool(x) for x in winners],
-        rounds=int(st.rnd) + 1,
-        decisions=decisions,
-        scores=[int(x) for x in st.score[:n]],
-        extra=[int(x) for x in st.extra[:n]],
-        animals=[int(x) for x in st.end_animals[:n]],
-        traits=[int(x) for x in st.end_traits[:n]],
-        discards=[int(x) for x in st.discard_n[:n]],
-        uses=np.array(st.uses[:n, :N_USES]),
-        trait_events=traits,
-        attack_events=attacks,
-        animal_events=animals,
-        round_rows=rows,
-        max_animals=most,
-    )
 
+    def event(self, e: np.ndarray) -> None:
+        if e[0] == EV_TRAIT:
+            row = tuple(int(x) for x in e[1:9])
+            self.traits.append(row)
+            _, seat, tr, owner = row[:4]
+            if tr == PARASITE:
+                expect(owner != seat, "Parasite played on an own animal")
+            else:
+                expect(owner == seat, f"trait {tr} played on another player's animal")
+        elif e[0] == EV_ATTACK:
+            check_attack_event(e)
+            self.attacks.append(tuple(int(x) for x in e[1:14]))
+        elif e[0] == EV_ANIMAL:
+            self.animals.append(tuple(int(x) for x in e[1:4]))
 
-@jit
-def play_games(tb, lineup, st, scratch, seed, first, count, wins, rounds, tallies) -> None:
-    """Play games ``first .. first + count - 1`` of ``seed`` (no rotation, no logging), seeded
-    and dispatched as the chunk kernel does: ``wins[s]`` counts sole wins (shared wins add
-    1/k), ``rounds[0]`` the rounds, ``tallies`` [2, N_TRAITS + 1] the traits played (row 0;
-    column N_TRAITS: animals) and ``uses`` summed over seats (row 1). ``st`` is one state
-    record, ``scratch`` one :data:`~strategies.origin_of_species.search.SCRATCH` record."""
-    n = tb.n_players
-    winners = np.zeros(MAX_PLAYERS, dtype=np.bool_)
-    for g in range(first, first + count):
-        start_game(st.rng, n, seed, g, False)
-        deal(tb, st)
-        while True:
-            kind = advance(tb, st)
-            for i in range(st.n_ev):
-                if st.ev[i, 0] == EV_TRAIT:
-                    tallies[0, st.ev[i, 3]] += 1
-                elif st.ev[i, 0] == EV_ANIMAL:
-                    tallies[0, N_TRAITS] += 1
-            st.n_ev = 0
-            if kind == GAME_OVER:
-                break
-            if kind == ROUND_DONE:
-                continue
-            s = st.actor
-            apply(tb, st, choose(lineup, s, tb, st, s, scratch))
-        final_result(tb, st, winners[:n])
-        k = 0
-        for s in range(n):
-            k += winners[s]
-        for s in range(n):
-            if winners[s]:
-                wins[s] += 1.0 / k
-            for u in range(N_TRAITS):
-                tallies[1, u] += st.uses[s, u]
-        rounds[0] += st.rnd + 1
+    def step(self, kind: int) -> None:
+        tb, st, n = self.tb, self.st, self.n
+        check_cards(tb, st)
+        check_animals(tb, st)
+        self.most = max(self.most, *(int(x) for x in st.n_an[:n]))
+        if kind == NO_DECISION:
+            check_extinction(tb, st)
+        elif kind == ROUND_DONE:
+            lo, hi = self.lo, self.hi
+            expect(lo <= int(st.r_bank) <= hi, f"food bank {st.r_bank} outside {lo}..{hi}")
+            self.rows.append(
+                {
+                    "round": int(st.rnd) + 1,
+                    "food_bank": int(st.r_bank),
+                    "deck_left": int(st.r_deck_left),
+                    "animals": [int(x) for x in st.r_animals[:n]],
+                    "survivors": [int(x) for x in st.r_survivors[:n]],
+                    "traits": [int(x) for x in st.r_traits[:n]],
+                    "need": [int(x) for x in st.r_need[:n]],
+                    "food_taken": [int(x) for x in st.r_red[:n]],
+                    "food_received": [int(x) for x in st.r_blue[:n]],
+                    "starved": [int(x) for x in st.r_starved[:n]],
+                    "poisoned": [int(x) for x in st.r_poisoned[:n]],
+                    "kills": [int(x) for x in st.r_kills[:n]],
+                    "cards_drawn": [int(x) for x in st.r_drawn[:n]],
+                    "hand": [int(x) for x in st.r_hand[:n]],
+                    "score": [int(x) for x in st.r_score[:n]],
+                }
+            )
+            for s in range(n):
+                expect(st.r_survivors[s] == st.n_an[s], "survivors != animals after round")
+                expect(st.r_hand[s] == st.n_hand[s], "hand counter")
+                lost = int(st.r_animals[s]) - int(st.r_survivors[s])
+                died = int(st.r_starved[s]) + int(st.r_poisoned[s])
+                expect(lost == died, f"seat {s}: {lost} animals lost, {died} starved/poisoned")
 
+    def decided(self, kind: int, seat: int, action: int) -> None:
+        if kind == FEED and action >= 0 and action >> 32 == OP_ATTACK:
+            o, a, t = (action >> 16) & 0xFF, (action >> 8) & 0xFF, action & 0xFF
+            legal = attack_legal_py(self.tb, self.st, seat, a, o, t)
+            expect(legal, "an illegal attack was offered")
 
-def run_games(
-    params: OosParameters,
-    data: Deck,
-    n_players: int,
-    lineup: list[Strategy],
-    seed: int,
-    games: int,
-    first: int = 0,
-) -> tuple[np.ndarray, int, np.ndarray]:
-    """:func:`play_games` from Python: wins per seat, rounds, tallies."""
-    tbs, lus, states, scratches = kernel_inputs(params, data, lineup)
-    wins = np.zeros(n_players)
-    rounds = np.zeros(1, np.int64)
-    tallies = np.zeros((2, N_TRAITS + 1), np.int64)
-    with np.errstate(over="ignore"):
-        play_games(
-            tbs[0], lus[0], states[0], scratches[0], np.uint64(seed), first, games, wins,
-            rounds, tallies,
-        )  # fmt: skip
-    return wins, int(rounds[0]), tallies
-
-
-def match(
-    params: OosParameters,
-    data: Deck,
-    n_players: int,
-    test: Strategy,
-    field: Strategy,
-    games: int,
-    seed: int,
-) -> tuple[float, float, float]:
-    """Win share of ``test`` against ``field`` (the others), rotated through every seat over
-    the same deals (``games`` per seat; a shared win counts 1/k), with its 95% Wilson
-    interval: ``(share, lo, hi)``."""
-    total = 0.0
-    for r in range(n_players):
-        specs = [field] * n_players
-        specs[r] = test
-        wins, _, _ = run_games(params, data, n_players, specs, seed, games)
-        total += wins[r]
-    m = n_players * games
-    p = total / m
-    z = 1.96
-    centre = (p + z * z / (2 * m)) / (1 + z * z / m)
-    half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
-    return p, centre - half, centre + half
-
-
-def speed(
-    params: OosParameters, data: Deck, n_players: int, lineup: list[Strategy], games: int
-) -> float:
-    """Games per second of CPU time (best of 5 runs of ``games``) of the compiled loop."""
-    import time
-
-    run_games(params, data, n_players, lineup, 1, 5)
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.process_time()
-        run_games(params, data, n_players, lineup, 1, games)
-        best = min(best, time.process_time() - t0)
-    return games / best
-
-
-def trait_table(
-    params: OosParameters, data: Deck, n_players: int, lineup: list[Strategy], games: int, seed: int
-) -> tuple[np.ndarray, float]:
-    """Traits played and used per seat and game (``[2, N_TRAITS + 1]``: row 0 played, column
-    N_TRAITS animals; row 1 uses, see ``constants.USE_DOCS``) and rounds per game."""
-    _, rounds, tallies = run_games(params, data, n_players, lineup, seed, games)
-    return tallies / (games * n_players), rounds / games
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m simulate.games.origin_of_species.check match TEST FIELD [--players N]
-    [--games G] [--seed S] [--set key=value ...]`` prints TEST's win share against FIELD in
-    every seat with its 95% interval; ``speed LINEUP`` prints games per second of one core;
-    ``traits LINEUP`` prints how often each trait is played and used per seat and game."""
-    import argparse
-
-    from rules.core.params import parse_assignments
-    from rules.origin_of_species.constants import TRAITS
-
-    ap = argparse.ArgumentParser(prog="python -m simulate.games.origin_of_species.check")
-    ap.add_argument("what", choices=("match", "speed", "traits"))
-    ap.add_argument("lineup")
-    ap.add_argument("field", nargs="?", default="heuristic")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    a = ap.parse_args(argv)
-    params = OosParameters().with_values(parse_assignments(a.set))
-    deck = params.load_deck()
-    n = a.players
-    if a.what == "match":
-        test, field = REGISTRY.parse(a.lineup), REGISTRY.parse(a.field)
-        p, lo, hi = match(params, deck, n, test, field, a.games, a.seed)
-        print(
-            f"{test.label} vs {field.label} x{n - 1}, {n} players, {n * a.games} games: "
-            f"win share {p:.3f} [{lo:.3f}, {hi:.3f}] (fair {1 / n:.3f})"
+    def result(self, winners: list[bool], decisions: int) -> CheckedGame:
+        tb, st, n = self.tb, self.st, self.n
+        expect(1 <= int(st.rnd) + 1 <= int(tb.max_rounds), f"{int(st.rnd) + 1} rounds")
+        if self.rows:
+            last = self.rows[-1]["score"]
+            expect(last == [int(x) for x in st.score[:n]], "the last round's score is not final")
+        return CheckedGame(
+            winners=winners,
+            rounds=int(st.rnd) + 1,
+            decisions=decisions,
+            scores=[int(x) for x in st.score[:n]],
+            extra=[int(x) for x in st.extra[:n]],
+            animals=[int(x) for x in st.end_animals[:n]],
+            traits=[int(x) for x in st.end_traits[:n]],
+            discards=[int(x) for x in st.discard_n[:n]],
+            uses=np.array(st.uses[:n, :N_USES]),
+            trait_events=self.traits,
+            attack_events=self.attacks,
+            animal_events=self.animals,
+            round_rows=self.rows,
+            max_animals=self.most,
         )
-    elif a.what == "speed":
-        lineup = REGISTRY.lineup(a.lineup, n)
-        print(f"{speed(params, deck, n, lineup, a.games):.0f} games/s ({n} players, {a.lineup})")
-    else:
-        lineup = REGISTRY.lineup(a.lineup, n)
-        tab, rounds = trait_table(params, deck, n, lineup, a.games, a.seed)
-        print(f"{a.lineup}, {n} players, {a.games} games, {rounds:.2f} rounds per game")
-        print("trait,played,used")
-        for t in range(N_TRAITS):
-            print(f"{TRAITS[t]},{tab[0, t]:.3f},{tab[1, t]:.3f}")
-        print(f"animal,{tab[0, N_TRAITS]:.3f},")
 
 
-if __name__ == "__main__":
-    main()
+CHECK = Checker(
+    Sequential(
+        deal=deal,
+        advance=advance,
+        actions=actions,
+        is_legal=is_legal,
+        apply=apply,
+        option_of=option_of,
+        final_result=final_result,
+        choose=choose,
+        game_over=GAME_OVER,
+        passes=(ROUND_DONE, NO_DECISION),
+    ),
+    OosReferee,
+)
+"""Origin of Species' step checker (its spec's ``check``)."""

@@ -28,12 +28,11 @@ from strategies.origin_of_species.bots import choose
 from strategies.origin_of_species.search import SCRATCH
 
 
-def kernel_inputs(params, deck, lineup, forbid=None) -> tuple:
-    """The records a kernel (or the checker, or the match loop) reads: the rules table, the
-    lineup record (``forbid``: lineup position -> options it may take only when nothing else
-    is legal), one game state and one bots' scratch record, each a record array of length 1."""
+def kernel_inputs(params, deck, lineup) -> tuple:
+    """The records a kernel (or the step checker) reads: the rules table, the lineup record,
+    one game state and one bots' scratch record, each a record array of length 1."""
     tb = make_table(params, deck, len(lineup))
-    lu = REGISTRY.lineup_record(list(lineup), forbid)
+    lu = REGISTRY.lineup_record(list(lineup))
     return tb, lu, new_states(1), records(1, SCRATCH)
 
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from rules.table_battles.cards import COLUMNS, CardPool
 from rules.table_battles.constants import CLASSES, N_PLAYERS
 from rules.table_battles.params import TableBattlesParameters
-from simulate.games.table_battles.check import play_checked
+from simulate.games.table_battles.check import CHECK
 from simulate.games.table_battles.kernel import kernel_inputs, play_chunk
 from simulate.games.table_battles.replay import render
 from simulate.games.table_battles.tables import TABLES
@@ -82,7 +82,7 @@ SPEC = GameSpec(
     kernel=play_chunk,
     render=render,
     data_files=data_files,
-    check=play_checked,
+    check=CHECK,
     bench=Bench(
         "heuristic",
         2,

@@ -1,19 +1,12 @@
-"""Play Dinosaur Table Battles games step by step from Python with every rule checked, and a
-small compiled loop that plays many games for strength ladders and speed measurements.
+"""Dinosaur Table Battles' own rules for the kit's step checker (:mod:`simulate.kit.check`).
 
-:func:`play_checked` is the debugging and testing twin of the chunk kernel
-(:func:`simulate.games.table_battles.kernel.play_chunk`): it seeds, deals, asks the bots and
-applies their actions exactly as the kernel does, and after every engine call checks the rules'
-invariants through :func:`simulate.kit.spec.expect` (markers never negative, dice conserved, the
-dice on every card allowed by its dice area, no dice on a flipped card, at most two dinos
-receiving dice a turn with one card each, the draft's action-card cap, every action legal, the
-hit markers each side starts with, the first player, every turn record's markers, the end
-condition the state reports). A broken rule raises :class:`~simulate.kit.spec.RuleBroken`
-naming it. The conformance suite compares its winners and rounds with the kernel's rows.
-
-:func:`play_games` is the compiled loop without logs: game ``gid`` is seeded as the kernel
-seeds it (:func:`simulate.kit.support.start_game`); with ``rotate`` the two games ``2k, 2k+1``
-share the deal key ``k`` and swap the seats of the two lineup positions.
+The kit plays the game as :func:`simulate.games.table_battles.kernel.play_chunk` does and checks
+what every game shares (legal actions, restricted play, the event records); the referee here
+checks after every engine step the rules' invariants (markers never negative, dice conserved,
+the dice on every card allowed by its dice area, no dice on a flipped card, at most two dinos
+receiving dice a turn with one card each, the draft's action-card cap, the hit markers each side
+starts with, the first player, every turn record's markers, the end condition the state
+reports). A broken rule raises :class:`~simulate.kit.check.RuleBroken` naming it.
 """
 
 from __future__ import annotations
@@ -22,8 +15,6 @@ import dataclasses
 
 import numpy as np
 
-from rules.core.jit import jit
-from rules.table_battles.cards import CardPool
 from rules.table_battles.constants import (
     DRAFT,
     END_BOTH_ONE,
@@ -46,7 +37,6 @@ from rules.table_battles.engine import (
     team_cards,
 )
 from rules.table_battles.options import option_of
-from rules.table_battles.params import TableBattlesParameters
 from rules.table_battles.state import (
     E_MARKERS0,
     E_MARKERS1,
@@ -56,11 +46,7 @@ from rules.table_battles.state import (
     EV_TURN,
     EV_WIDTH,
 )
-from simulate.games.table_battles.kernel import kernel_inputs
-from simulate.kit.spec import Checked, Setup, expect
-from simulate.kit.support import position, start_game
-from strategies.core.registry import Strategy
-from strategies.table_battles import REGISTRY
+from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
 from strategies.table_battles.bots import choose
 
 
@@ -142,195 +128,104 @@ def check_setup(tb, st) -> None:
     expect([int(x) for x in st.first] == [int(first == 0), int(first == 1)], "first flags")
 
 
-def build(setup: Setup, forbid: dict[int, tuple[str, ...]] | None = None) -> tuple:
-    """Fresh kernel inputs for ``setup`` (not a kernel's), with optional restricted options."""
-    return kernel_inputs(setup.params, setup.data, setup.lineup, forbid)
+class TableBattlesReferee(Referee):
+    """Table Battles' own rules: the hit markers and the first player at the setup, the
+    invariants after every engine step, the draft and turn records, dice on at most two dinos
+    a turn, the draft's length and the end condition the state reports."""
 
+    def dealt(self) -> None:
+        self.drafts: list[tuple[int, ...]] = []
+        self.turns: list[tuple[int, ...]] = []
+        self.used: list[tuple[int, int]] = []
+        self.placed_teams: set[int] = set()
+        self.set_up = False
 
-def play_checked(
-    setup: Setup, seed: int, game_id: int, forbid: dict[int, tuple[str, ...]] | None = None
-) -> CheckedGame:
-    """Play game ``game_id`` of ``seed`` (no seat rotation: lineup position = seat) with every
-    check on; ``forbid`` restricts lineup positions as :meth:`Registry.lineup_record` does."""
-    tbs, lus, states, scratches = build(setup, forbid)
-    tb, lu, st, scratch = tbs[0], lus[0], states[0], scratches[0]
-    drafts: list[tuple[int, ...]] = []
-    turns: list[tuple[int, ...]] = []
-    used: list[tuple[int, int]] = []
-    decisions = 0
-    total = int(tb.dice)
-    with np.errstate(over="ignore"):
-        start_game(st.rng, 2, np.uint64(seed), game_id, False)
-        deal(tb, st)
-        placed_teams: set[int] = set()
-        set_up = False
-        while True:
-            kind = advance(tb, st)
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_DRAFT:
-                    drafts.append(tuple(int(x) for x in e[1:6]))
-                    expect(int(e[5]) == int(tb.d_rating[int(e[3])]), "draft rating misreported")
-                elif e[0] == EV_TURN:
-                    turns.append(tuple(int(x) for x in e[1:EV_WIDTH]))
-                    expect([int(e[E_MARKERS0]), int(e[E_MARKERS1])] == list(st.markers[:2]),
-                           "the turn record's markers differ from the state")  # fmt: skip
-                    up = [int(face_up_cards(tb, st, s)) for s in range(2)]
-                    expect([int(e[E_UP0]), int(e[E_UP1])] == up, "face-up cards misreported")
-                    placed_teams = set()
-            st.n_ev = 0
-            if st.n_slots[0] or st.n_slots[1]:
-                if not set_up:
-                    check_setup(tb, st)
-                    set_up = True
-                check_state(tb, st, total)
-            if kind == GAME_OVER:
-                break
-            if kind == ROUND_DONE:
-                continue
-            decisions += 1
-            seat = int(st.actor)
-            n = int(actions(tb, st, -1))
-            expect(n >= 1, f"decision {kind} with no legal action")
-            action = int(choose(lu, position(seat, 0, 2), tb, st, seat, scratch))
-            expect(is_legal(tb, st, action), f"illegal action {action} for decision {kind}")
-            opt = int(option_of(tb, st, action))
-            if opt >= 0:
-                used.append((seat, opt))
-            if kind == PLACE and action >= 0:
-                t = int(st.slot_team[seat, action >> 16])
-                expect(t not in placed_teams, "dice placed twice on one dino in a turn")
-                placed_teams.add(t)
-                expect(len(placed_teams) <= 2, "dice placed on more than two dinos")
-            if kind == DRAFT:
-                expect(st.dstep < tb.draft_hand, "draft went on too long")
-            apply(tb, st, action)
-        winners = np.zeros(2, dtype=np.bool_)
-        winner = int(final_result(tb, st, winners))
-    reason = int(st.end_reason)
-    if reason == END_TURN_CAP:
-        expect(winner == -1 and int(st.turn) == tb.max_turns, "capped game with a winner")
-    elif reason == END_MARKERS:
-        expect(st.markers[1 - winner] <= 0, "markers win with markers left")
-    elif reason == END_ONE_DINO:
-        expect(st.n_alive[1 - winner] <= 1, "one-dino win with more dinos")
-    elif reason == END_BOTH_ONE:
-        expect(st.markers[0] == st.markers[1] == 1, "both-at-one end without one marker each")
-        u = [int(face_up_cards(tb, st, s)) for s in range(2)]
-        want = 0 if u[0] > u[1] else 1 if u[1] > u[0] else 1 - int(st.first_seat)
-        expect(winner == want, "both-at-one winner is not the one with more face-up cards")
-    else:
-        expect(False, f"game ended without a reason (active {int(st.active)})")
-    expect(len(turns) == int(st.turn), f"{len(turns)} turn records for {int(st.turn)} turns")
-    for s in range(2):
-        expect(team_cards(tb, st, s) <= max(tb.card_cap, int(st.cards0[s])), "card cap broken")
-    return CheckedGame(
-        winners=[bool(x) for x in winners],
-        rounds=(int(st.turn) + 1) // 2,
-        decisions=decisions,
-        winner=winner,
-        end_reason=reason,
-        turns=int(st.turn),
-        markers=[int(x) for x in st.markers],
-        markers0=[int(x) for x in st.markers0],
-        cards0=[int(x) for x in st.cards0],
-        first=[int(x) for x in st.first],
-        teams=[[int(d) for d in st.team[s, : st.n_team[s]]] for s in range(2)],
-        drafts=drafts,
-        turn_records=turns,
-        options_used=used,
-    )
+    def event(self, e: np.ndarray) -> None:
+        tb, st = self.tb, self.st
+        if e[0] == EV_DRAFT:
+            self.drafts.append(tuple(int(x) for x in e[1:6]))
+            expect(int(e[5]) == int(tb.d_rating[int(e[3])]), "draft rating misreported")
+        elif e[0] == EV_TURN:
+            self.turns.append(tuple(int(x) for x in e[1:EV_WIDTH]))
+            expect([int(e[E_MARKERS0]), int(e[E_MARKERS1])] == list(st.markers[:2]),
+                   "the turn record's markers differ from the state")  # fmt: skip
+            up = [int(face_up_cards(tb, st, s)) for s in range(2)]
+            expect([int(e[E_UP0]), int(e[E_UP1])] == up, "face-up cards misreported")
+            self.placed_teams = set()
 
+    def step(self, kind: int) -> None:
+        if self.st.n_slots[0] or self.st.n_slots[1]:
+            if not self.set_up:
+                check_setup(self.tb, self.st)
+                self.set_up = True
+            check_state(self.tb, self.st, int(self.tb.dice))
 
-@jit
-def play_games(tables, lineups, states, scratches, seed, start: int, stop: int, rotate: bool, out):
-    """Play games ``start .. stop-1`` without logs; ``out[g - start]`` = (winning lineup
-    position or -1, end reason, turns, seat of lineup position 0, lineup position of the first
-    player). Seeded and dispatched as the chunk kernel does."""
-    tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
-    for gid in range(start, stop):
-        rot = start_game(st.rng, 2, seed, gid, rotate)
-        deal(tb, st)
-        while True:
-            kind = advance(tb, st)
-            st.n_ev = 0
-            if kind == GAME_OVER:
-                break
-            if kind != ROUND_DONE:
-                s = st.actor
-                apply(tb, st, choose(lu, position(s, rot, 2), tb, st, s, scratch))
-        g = gid - start
-        out[g, 0] = position(st.winner, rot, 2) if st.winner >= 0 else -1
-        out[g, 1] = st.end_reason
-        out[g, 2] = st.turn
-        out[g, 3] = rot
-        out[g, 4] = position(st.first_seat, rot, 2)
+    def decided(self, kind: int, seat: int, action: int) -> None:
+        tb, st = self.tb, self.st
+        opt = int(option_of(tb, st, action))
+        if opt >= 0:
+            self.used.append((seat, opt))
+        if kind == PLACE and action >= 0:
+            t = int(st.slot_team[seat, action >> 16])
+            expect(t not in self.placed_teams, "dice placed twice on one dino in a turn")
+            self.placed_teams.add(t)
+            expect(len(self.placed_teams) <= 2, "dice placed on more than two dinos")
+        if kind == DRAFT:
+            expect(st.dstep < tb.draft_hand, "draft went on too long")
 
-
-def match(
-    params: TableBattlesParameters,
-    data: CardPool,
-    lineup: list[Strategy],
-    seed: int,
-    n_games: int,
-    rotate: bool = True,
-    forbid: dict[int, tuple[str, ...]] | None = None,
-) -> np.ndarray:
-    """Play ``n_games`` compiled games; rows as :func:`play_games` writes them."""
-    inputs = kernel_inputs(params, data, lineup, forbid)
-    out = np.zeros((n_games, 5), dtype=np.int64)
-    with np.errstate(over="ignore"):
-        play_games(*inputs, np.uint64(seed), 0, n_games, rotate, out)
-    return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m simulate.games.table_battles.check match LINEUP [--games N] [--seed S]
-    [--set key=value ...]`` prints the first lineup position's win share with its 95%
-    interval (seats rotated; a capped game counts half); ``speed LINEUP`` prints games per second
-    of the compiled loop on one core, wall clock and CPU time (best of five runs each)."""
-    import argparse
-    import time
-
-    from rules.core.params import parse_assignments
-
-    ap = argparse.ArgumentParser(prog="python -m simulate.games.table_battles.check")
-    ap.add_argument("what", choices=("match", "speed"))
-    ap.add_argument("lineup")
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=77)
-    ap.add_argument("--set", action="append", default=[], dest="rules")
-    args = ap.parse_args(argv)
-    p = TableBattlesParameters().with_values(parse_assignments(args.rules))
-    data = p.load_cards()
-    lineup = REGISTRY.lineup(args.lineup, 2)
-    match(p, data, lineup, args.seed, 4)  # compile (or load) first
-    if args.what == "speed":
-        wall = cpu = float("inf")
-        for _ in range(5):
-            t0, c0 = time.perf_counter(), time.process_time()
-            match(p, data, lineup, args.seed, args.games)
-            wall = min(wall, time.perf_counter() - t0)
-            cpu = min(cpu, time.process_time() - c0)
-        print(
-            f"{args.lineup}: {args.games / wall:,.0f} games/s wall, {args.games / cpu:,.0f} per "
-            f"CPU-second ({args.games} games, best of 5)"
+    def result(self, winners: list[bool], decisions: int) -> CheckedGame:
+        tb, st = self.tb, self.st
+        winner = winners.index(True) if True in winners else -1
+        reason = int(st.end_reason)
+        if reason == END_TURN_CAP:
+            expect(winner == -1 and int(st.turn) == tb.max_turns, "capped game with a winner")
+        elif reason == END_MARKERS:
+            expect(st.markers[1 - winner] <= 0, "markers win with markers left")
+        elif reason == END_ONE_DINO:
+            expect(st.n_alive[1 - winner] <= 1, "one-dino win with more dinos")
+        elif reason == END_BOTH_ONE:
+            expect(st.markers[0] == st.markers[1] == 1, "both-at-one end without one marker each")
+            u = [int(face_up_cards(tb, st, s)) for s in range(2)]
+            want = 0 if u[0] > u[1] else 1 if u[1] > u[0] else 1 - int(st.first_seat)
+            expect(winner == want, "both-at-one winner is not the one with more face-up cards")
+        else:
+            expect(False, f"game ended without a reason (active {int(st.active)})")
+        turns = self.turns
+        expect(len(turns) == int(st.turn), f"{len(turns)} turn records for {int(st.turn)} turns")
+        for s in range(2):
+            cap = max(tb.card_cap, int(st.cards0[s]))
+            expect(team_cards(tb, st, s) <= cap, "card cap broken")
+        return CheckedGame(
+            winners=winners,
+            rounds=(int(st.turn) + 1) // 2,
+            decisions=decisions,
+            winner=winner,
+            end_reason=reason,
+            turns=int(st.turn),
+            markers=[int(x) for x in st.markers],
+            markers0=[int(x) for x in st.markers0],
+            cards0=[int(x) for x in st.cards0],
+            first=[int(x) for x in st.first],
+            teams=[[int(d) for d in st.team[s, : st.n_team[s]]] for s in range(2)],
+            drafts=self.drafts,
+            turn_records=turns,
+            options_used=self.used,
         )
-        return
-    t0 = time.perf_counter()
-    out = match(p, data, lineup, args.seed, args.games)
-    dt = time.perf_counter() - t0
-    n = args.games
-    wins, losses, capped = (int((out[:, 0] == v).sum()) for v in (0, 1, -1))
-    share = (wins + 0.5 * capped) / n
-    half = 1.96 * (share * (1 - share) / n) ** 0.5
-    decided = out[out[:, 0] >= 0]
-    first = float((decided[:, 0] == decided[:, 4]).mean()) if len(decided) else 0.0
-    print(
-        f"{args.lineup}: first position {100 * share:.1f}% ± {100 * half:.1f} "
-        f"({wins} wins, {losses} losses, {capped} capped; {n} games, seed {args.seed}, "
-        f"{dt:.1f} s); the first player won {100 * first:.1f}% of decided games"
-    )
 
 
-if __name__ == "__main__":
-    main()
+CHECK = Checker(
+    Sequential(
+        deal=deal,
+        advance=advance,
+        actions=actions,
+        is_legal=is_legal,
+        apply=apply,
+        option_of=option_of,
+        final_result=final_result,
+        choose=choose,
+        game_over=GAME_OVER,
+        passes=(ROUND_DONE,),
+    ),
+    TableBattlesReferee,
+)
+"""Table Battles' step checker (its spec's ``check``)."""

@@ -43,12 +43,11 @@ from strategies.table_battles.bots import choose
 from strategies.table_battles.search import SCRATCH
 
 
-def kernel_inputs(params, cards, lineup, forbid=None) -> tuple:
-    """The records a kernel (or the checker, or the match loop) reads: the rules table, the
-    lineup record (``forbid``: lineup position -> options it may take only when nothing else
-    is legal), one game state and one scratch record, each as a record array of length 1."""
+def kernel_inputs(params, cards, lineup) -> tuple:
+    """The records a kernel (or the step checker) reads: the rules table, the lineup record,
+    one game state and one scratch record, each as a record array of length 1."""
     tb = make_table(params, cards, 2)
-    lu = REGISTRY.lineup_record(list(lineup), forbid)
+    lu = REGISTRY.lineup_record(list(lineup))
     return tb, lu, new_states(1), records(1, SCRATCH)
 
 
