@@ -435,7 +435,9 @@ def test_fed_animal_takes_only_fat():
     assert st.an_food[0, a] == 1 and st.an_fat[0, a] == 1 and st.uses[0, U_FAT_STORED] == 1
     assert st.actor == 1
     act(tb, st, pk(OP_RED, 0, 1, 0))
-    assert st.actor == 1, "all fed with full fat: seat 0 can take no more tokens"
+    assert st.actor == 0 and {x >> 32 for x in legal(tb, st) if x > 0} == {OP_FAT}, (
+        "all fed with full fat: seat 0 can take no more tokens (it may convert its fat)"
+    )
 
 
 def test_feeding_ends_when_nobody_acts():
@@ -448,6 +450,24 @@ def test_feeding_ends_when_nobody_acts():
     assert k == PAUSED, "bank empty, nobody can act: the phase ends"
     assert run(tb, st) == ROUND_DONE
     assert st.r_survivors[0] == 1 and st.r_survivors[1] == 0
+
+
+@pytest.mark.parametrize("ends", ["silence", "empty_bank"])
+def test_feeding_goes_on_with_an_empty_bank_until_nobody_acts(ends):
+    """The seed ends feeding once all "využili rysy ..., ktoré využiť chceli" (used the traits
+    they wanted) and lets a carnivore attack "aj vtedy, ak v potravinovej banke nezostávajú
+    žiadne žetóny" (with an empty bank): taking the last token does not end the phase.
+    ``feeding_ends=empty_bank`` reads "alebo ak je potravinová banka prázdna" alone."""
+    tb, st = game(2, feeding_ends=ends)
+    st.n_an[:] = 0
+    animal(tb, st, 0)
+    c = animal(tb, st, 1, CARNIVORE)
+    feeding(tb, st, 1)
+    k = act(tb, st, pk(OP_RED, 0, 0, 0))  # the last token
+    if ends == "silence":
+        assert k == FEED and st.actor == 1 and pk(OP_ATTACK, 0, 0, c, 0) in legal(tb, st)
+    else:
+        assert k == PAUSED, "the bank is empty: the phase ends"
 
 
 def test_feeding_pass_is_final():
@@ -945,6 +965,32 @@ def test_piracy_conditions():
     assert all(a >> 32 != OP_PIRACY for a in legal(tb, st) if a > 0)
 
 
+@pytest.mark.parametrize("after", [True, False])
+def test_free_traits_may_follow_the_main_action(after):
+    """Feeding-time traits go "spolu so ziskom žetónu alebo namiesto neho" (with the token or
+    instead of it), in no order. A kill can make a new Piracy victim (the scavenger it feeds
+    holds a token and is not fed): with ``free_traits_after_main`` the pirate steals it in the
+    same turn; without, the turn ends and its owner may feed it first."""
+    tb, st = game(2, free_traits_after_main=after)
+    st.n_an[:] = 0
+    c = animal(tb, st, 0, CARNIVORE, PIRACY, HIGH_BODY_WEIGHT)  # needs 3, a kill gives 2
+    scav = animal(tb, st, 1, SCAVENGER, HIGH_BODY_WEIGHT)  # needs 2
+    prey = animal(tb, st, 1)
+    feeding(tb, st, 5)
+    assert all(a >> 32 != OP_PIRACY for a in legal(tb, st) if a > 0), "no victim yet"
+    k = act(tb, st, pk(OP_ATTACK, 0, 1, c, prey))
+    assert st.an_food[0, c] == 2 and st.an_food[1, scav] == 1
+    steal = pk(OP_PIRACY, 0, 1, c, scav)
+    if after:
+        assert k == FEED and st.actor == 0 and steal in legal(tb, st)
+        main = (OP_RED, OP_ATTACK, OP_FAT)
+        assert all(a >> 32 not in main for a in legal(tb, st) if a > 0), "one main action"
+        act(tb, st, steal)
+        assert st.an_food[0, c] == 3 and st.an_food[1, scav] == 0
+    else:
+        assert k == FEED and st.actor == 1, "the attack ended the turn"
+
+
 def test_hibernation_counts_as_fed_and_blocks_food():
     tb, st = game(2)
     st.n_an[:] = 0
@@ -994,17 +1040,28 @@ def test_grazing_destroys_one_token_per_grazer_per_turn():
 # ---------------------------------------------------------------- fat tissue
 
 
-def test_fat_tissue_stores_and_converts_instead_of_red():
-    tb, st = game(2)
+@pytest.mark.parametrize(("conversion", "counts"), [("any", [1, 2, 3]), ("need", [1, 2])])
+def test_fat_tissue_stores_and_converts_instead_of_red(conversion, counts):
+    """Instead of a red token "odoberiete ľubovoľný počet žltých žetónov tuku" (take any
+    number of fat tokens) of one animal: all three, though it needs two (the third goes back
+    to the supply), and on a fed animal too; ``fat_conversion=need`` stops at the need."""
+    tb, st = game(2, fat_conversion=conversion)
     st.n_an[:] = 0
     a = animal(tb, st, 0, HIGH_BODY_WEIGHT, fat_cards=3, fat=3)
     animal(tb, st, 1)
     feeding(tb, st, 0)
     fats = sorted(x & 0xFF for x in legal(tb, st) if x > 0 and x >> 32 == OP_FAT)
-    assert fats == [1, 2], "any number up to what it still needs"
-    k = act(tb, st, pk(OP_FAT, 0, 0, a, 2))
-    assert st.an_food[0, a] == 2 and st.an_fat[0, a] == 1 and fed(st, 0, a)
+    assert fats == counts
+    k = act(tb, st, pk(OP_FAT, 0, 0, a, counts[-1]))
+    assert st.an_food[0, a] == 2 and st.an_fat[0, a] == 3 - counts[-1] and fed(st, 0, a)
     assert not (k == FEED and st.actor == 0), "conversion is the turn's main action"
+    tb, st = game(2, fat_conversion=conversion)
+    st.n_an[:] = 0
+    a = animal(tb, st, 0, fat_cards=2, fat=2, food=1)  # fed, fat full
+    animal(tb, st, 1, HIGH_BODY_WEIGHT)
+    feeding(tb, st, 3)
+    fats = sorted(x & 0xFF for x in legal(tb, st) if x > 0 and x >> 32 == OP_FAT)
+    assert fats == ([1, 2] if conversion == "any" else [])
 
 
 def test_fat_conversion_triggers_no_cooperation():
@@ -1130,6 +1187,43 @@ def test_link_choice_when_several_can_fire():
     assert legal(tb, st) == [pk(OP_LINK, 0, 0, 0, 0), pk(OP_LINK, 0, 0, 0, 1)]
     act(tb, st, pk(OP_LINK, 0, 0, 0, 1))
     assert st.an_food[0, 2] == 1 and st.an_food[0, 1] == 0 and st.bank == 0
+
+
+@pytest.mark.parametrize(("way", "a_food"), [("either", 2), ("first", 1)])
+def test_a_paired_trait_triggered_from_both_ends_passes_food_either_way(way, a_food):
+    """Cooperation: "when one animal receives a token, the other ... receives one"; the owner
+    orders the paired traits, each once per action. A takes a red token, so Communication and
+    Cooperation are both ready to feed B; Communication feeds B, which is then fed, and
+    Cooperation, now triggered from B's end as well, feeds A (``paired_direction=either``).
+    Held to the direction of its first trigger (``first``) it is lost."""
+    tb, st = game(2, paired_direction=way)
+    st.n_an[:] = 0
+    a = animal(tb, st, 0, HIGH_BODY_WEIGHT)
+    b = animal(tb, st, 0)
+    link(st, 0, COMMUNICATION, a, b)
+    link(st, 0, COOPERATION, a, b)
+    animal(tb, st, 1, HIGH_BODY_WEIGHT)
+    feeding(tb, st, 5)
+    assert act(tb, st, pk(OP_RED, 0, 0, a)) == LINK
+    assert legal(tb, st) == [pk(OP_LINK, 0, 0, 0, 0), pk(OP_LINK, 0, 0, 0, 1)]
+    act(tb, st, pk(OP_LINK, 0, 0, 0, 0))  # Communication first: B's red token
+    assert (int(st.an_food[0, a]), int(st.an_food[0, b])) == (a_food, 1) and st.bank == 3
+    if way == "first":
+        return
+    # both can still eat: the owner chooses which way Cooperation passes its token
+    tb, st = game(2, paired_direction=way)
+    st.n_an[:] = 0
+    a = animal(tb, st, 0, HIGH_BODY_WEIGHT)
+    b = animal(tb, st, 0, HIGH_BODY_WEIGHT)
+    link(st, 0, COMMUNICATION, a, b)
+    link(st, 0, COOPERATION, a, b)
+    animal(tb, st, 1, HIGH_BODY_WEIGHT)
+    feeding(tb, st, 5)
+    act(tb, st, pk(OP_RED, 0, 0, a))
+    assert act(tb, st, pk(OP_LINK, 0, 0, 0, 0)) == LINK
+    assert legal(tb, st) == [pk(OP_LINK, 0, 0, 0, 1), pk(OP_LINK, 0, 0, 1, 1)]
+    act(tb, st, pk(OP_LINK, 0, 0, 1, 1))  # back to A
+    assert (int(st.an_food[0, a]), int(st.an_food[0, b])) == (2, 1)
 
 
 def test_paired_once_per_action_or_go_around():

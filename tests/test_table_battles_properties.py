@@ -44,7 +44,7 @@ BOTS = st.sampled_from(
     draft_hand=st.integers(4, 6),
     card_cap=st.integers(6, 10),
     dice=st.integers(3, 8),
-    flags=st.lists(st.booleans(), min_size=6, max_size=6),
+    flags=st.lists(st.booleans(), min_size=7, max_size=7),
     max_turns=st.sampled_from([10, 60, 200]),
 )
 def test_invariants_hold_and_the_kernel_agrees(
@@ -65,6 +65,7 @@ def test_invariants_hold_and_the_kernel_agrees(
             "class_rules_on_counters": flags[3],
             "flip_returns_dice": flags[4],
             "treetops_mandatory": flags[5],
+            "one_marker_self_at": "attack" if flags[6] else "self_hit",
             "max_turns": max_turns,
         }
     )

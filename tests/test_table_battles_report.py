@@ -28,11 +28,15 @@ BRACHIO = (
     ("Brachiosaurus,base,none,large,6,6,1,dice,1|2,no,ATK_FLAT1,no,ABS_MINUS_DICE,",
      "Brachiosaurus,base,none,large,6,6,1,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_MINUS_DICE,"),
     ("Brachiosaurus,base,none,large,6,6,2,dice,3|4,no,ATK_PER_DIE_MINUS1,no,ABS_FULL,",
-     "Brachiosaurus,base,none,large,6,6,2,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,BLK,"),
+     "Brachiosaurus,base,none,large,6,6,2,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_FULL,"),
 )  # fmt: skip
 """A designer's card file in which Brachiosaurus (printed 6) attacks from any die face with
-one hit per die plus one, and blocks: with the first game's other teams, its team's share of
-heuristic mirror games goes from 10% to 77%. Much stronger than its rating says."""
+one hit per die plus one on both its cards (reactions as printed): the first-game setup with
+Brachiosaurus, Stegosaurus and Triceratops against Pteranodon, Spinosaurus and the T-Rex
+goes from 61% to 77% for its team in 4,000 heuristic games (seed 5). Much stronger than its
+rating says. (Until issue 17 its second card also blocked; once a Block no longer makes the
+attacker pay its "1 selbst", the seed's rule, a Block is worth much less and that plant moved
+Brachiosaurus by only 5-9 points, to the middle of the ranking.)"""
 
 
 def make_run(out: Path, games: int, strategies: str, rotate: bool, rules=(), seed: int = 5,
@@ -242,10 +246,11 @@ def test_a_planted_misrating_is_found_in_played_games(tmp_path):
     _, after, _ = tb.rating_accuracy(planted)
     b = before.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
     a = after.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
-    # What holds on every seed tried (seeds 5-12, old and new bots): the exact ranks and the
-    # verdict after sit near their thresholds at 4,000 games, so they are not asserted.
+    # What holds on every seed tried (seeds 5-12, issue 17's rules): the value rises by 8.6 to
+    # 13.3 points with the intervals apart, from 14th-15th of 16 to 4th-6th. The exact ranks
+    # and the verdict after sit near their thresholds at 4,000 games, so they are not asserted.
     assert b["verdict"] == "over-rated"
-    assert a["lo"] > b["hi"] and a["value"] - b["value"] > 0.10  # > 10 win-share points
+    assert a["lo"] > b["hi"] and a["value"] - b["value"] > 0.06  # > 6 win-share points
     assert before["name"].to_list().index("Brachiosaurus") >= before.height // 2  # bottom half
     assert after["name"].to_list().index("Brachiosaurus") < after.height // 2  # top half
     assert "strong_brachiosaurus.csv" in planted.manifest["data"]["description"]

@@ -159,9 +159,10 @@ _NAMES[len(CARDS.dinos)] = CARDS.names()
 ANY = "1|2|3|4|5|6"
 
 
-def duel(tmp_path, atk, rea="", bp=9, extra=(), cls=("none", "none", "none")):
+def duel(tmp_path, atk, rea="", bp=9, extra=(), cls=("none", "none", "none"), **rules):
     """Attacker A (small: one dice card with ``atk``) against target T and helper B (with
-    reaction ``rea``); ``extra`` adds dinos to side 1. Returns (tb, st)."""
+    reaction ``rea``); ``extra`` adds dinos to side 1; ``rules`` are parameter values.
+    Returns (tb, st)."""
     counter = rea.startswith("CTR")
     plain = (ANY, "no", "ATK_FLAT1", "")
     rows = [
@@ -172,7 +173,7 @@ def duel(tmp_path, atk, rea="", bp=9, extra=(), cls=("none", "none", "none")):
         *extra,
     ]
     pool, path = plain_pool(tmp_path, rows)
-    return battle(["A", "C"], ["T", "B", *[e[0] for e in extra]], pool, cards=path)
+    return battle(["A", "C"], ["T", "B", *[e[0] for e in extra]], pool, cards=path, **rules)
 
 
 # ---------------------------------------------------------------- setup (seed)
@@ -382,15 +383,16 @@ def test_counter_templates(tmp_path, rea, rdice, hits, counter):
 
 
 def test_block_cancels_the_attack_and_self_hit_is_a_parameter(tmp_path):
-    for when_blocked in (True, False):
-        tb, st = duel(tmp_path, "ATK_PER_DIE", "BLK")
-        tb.self_when_blocked = when_blocked
+    """The seed: a Block "annulliert" the attack, "Keine Seite erleidet Treffer": by default
+    the attacker does not pay its "1 selbst"; ``self_hit_when_blocked=true`` makes it pay."""
+    for rules, paid in (({}, 0), ({"self_hit_when_blocked": True}, 1)):
+        tb, st = duel(tmp_path, "ATK_PER_DIE", "BLK", **rules)
         put(tb, st, 0, "A", 1, 6, 3)
         put(tb, st, 1, "B", 1, 5, 1)
         m0, m1 = int(st.markers[0]), int(st.markers[1])
-        attack(tb, st, "A", 1, "T")
+        assert attack(tb, st, "A", 1, "T") == [REACT]
         assert st.markers[1] == m1 and st.hits == 0 and st.h_team == -1
-        assert st.markers[0] == m0 - when_blocked
+        assert st.self_hits == paid and st.markers[0] == m0 - paid
 
 
 def test_reaction_is_mandatory_and_only_others_absorb_or_block(tmp_path):
@@ -453,6 +455,35 @@ def test_one_marker_left_ignores_self_hits_but_not_counters(tmp_path):
     put(tb, st, 1, "T", 1, 6, 1)
     attack(tb, st, "A", 1, "T")
     assert st.counter == 1 and st.markers[0] == 0
+
+
+@pytest.mark.parametrize(("at", "paid"), [("attack", 1), ("self_hit", 0)])
+def test_one_marker_rule_is_judged_when_the_attack_is_made(tmp_path, at, paid):
+    """The seed: "Wenn ein Spieler nur noch einen Treffer-Marker besitzt: Wenn seine
+    Dinosaurier angreifen, ignorieren sie 'selbst'-Treffer". A player who attacks with two
+    markers is not at one marker, so a Counter that takes him to one does not spare his
+    "1 selbst" (default ``one_marker_self_at=attack``); judged when the self hit is due
+    (``self_hit``), it does."""
+    tb, st = duel(tmp_path, "ATK_PER_DIE", "CTR_1_NORMAL", bp=9, one_marker_self_at=at)
+    st.markers[0] = 2
+    put(tb, st, 0, "A", 1, 6, 2)
+    put(tb, st, 1, "T", 1, 6, 1)
+    assert attack(tb, st, "A", 1, "T") == [REACT]
+    assert st.counter == 1 and st.self_hits == paid and st.markers[0] == 1 - paid
+
+
+@pytest.mark.parametrize(("at", "paid"), [("attack", 0), ("self_hit", 1)])
+def test_one_marker_rule_holds_for_an_attack_made_at_one_marker(at, paid):
+    """The other way round: Velociraptors attack at one marker and steal one back (Egg
+    Thieves) before the self hit is due; the attack was made at one marker, so by default its
+    "1 selbst" is ignored."""
+    teams = ["Velociraptors", "Stegosaurus"], ["Triceratops", "Utahraptor"]
+    tb, st = battle(*teams, one_marker_self_at=at)
+    st.markers[0] = 1
+    put(tb, st, 0, "Velociraptors", 1, 2, 3)
+    attack(tb, st, "Velociraptors", 1, "Utahraptor", react="none")
+    assert st.hits == 2 and st.stolen == 1
+    assert st.self_hits == paid and st.markers[0] == 2 - paid
 
 
 def test_one_marker_left_may_flip_below_the_break_point(tmp_path):
@@ -652,9 +683,11 @@ def test_headbutt_ignores_the_reaction_text_but_it_counts_as_a_reaction():
     tb, st = battle(["Pachycephalosaurus", "Stegosaurus"], ["Triceratops", "Utahraptor"])
     put(tb, st, 0, "Pachycephalosaurus", 1, 2, 2)
     put(tb, st, 1, "Utahraptor", 1, 5, 1)  # Block
+    m0 = int(st.markers[0])
     attack(tb, st, "Pachycephalosaurus", 1, "Triceratops")
     assert st.r_slot >= 0 and st.skip[1] == 1 and st.hits == 2
     assert st.dice[1, slot_of(tb, st, 1, "Utahraptor"), 0] == 0
+    assert st.self_hits == 1 and st.markers[0] == m0 - 1  # not blocked: "1 self" is paid
 
 
 def test_thagomizer_pack_hunter_dive_glide_ambush_long_neck():

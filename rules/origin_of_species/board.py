@@ -212,6 +212,7 @@ def add_link(st, s, kind, a, b) -> None:
     st.ln_b[s, l] = b
     st.ln_used[s, l] = 0
     st.ln_armed[s, l] = 0
+    st.ln_also[s, l] = 0
     st.n_ln[s] = l + 1
     st.an_links[s, a] += 1
     st.an_links[s, b] += 1
@@ -234,6 +235,7 @@ def remove_link(st, s, l) -> None:
         st.ln_b[s, k] = st.ln_b[s, k + 1]
         st.ln_used[s, k] = st.ln_used[s, k + 1]
         st.ln_armed[s, k] = st.ln_armed[s, k + 1]
+        st.ln_also[s, k] = st.ln_also[s, k + 1]
     st.n_ln[s] = last
 
 
@@ -370,37 +372,53 @@ def target_ok(tb, st, s, a, o, t) -> bool:
 
 
 @jit
-def link_target(st, s, l) -> np.int64:
-    """The animal an armed link would feed."""
-    if st.ln_armed[s, l] == 1:
+def link_target(st, s, l, back) -> np.int64:
+    """The animal armed link ``l`` would feed: away from the end that triggered it first, or,
+    with ``back``, towards it (it was triggered from the other end too)."""
+    if (st.ln_armed[s, l] == 1) != (back != 0):
         return np.int64(st.ln_b[s, l])
     return np.int64(st.ln_a[s, l])
 
 
 @jit
-def fireable(tb, st, s, l) -> bool:
-    """Armed link ``l`` can pass its food on now."""
-    if st.ln_armed[s, l] == 0:
-        return False
-    x = link_target(st, s, l)
+def can_pass(tb, st, s, l, x) -> bool:
+    """Link ``l`` can pass its food on to ``x`` now."""
     if st.ln_kind[s, l] == LINK_COMM:
         return red_ok(tb, st, s, x)
     return room(st, s, x, YES) > 0
 
 
 @jit
+def link_ways(tb, st, s, l) -> np.int64:
+    """How armed link ``l`` can pass food on now: bit 1 away from its first trigger, bit 2
+    back (triggered from both ends, with ``paired_direction=either``); 0 when it cannot."""
+    if st.ln_armed[s, l] == 0:
+        return 0
+    w = np.int64(0)
+    if can_pass(tb, st, s, l, link_target(st, s, l, NO)):
+        w |= 1
+    if st.ln_also[s, l] and tb.link_either and can_pass(tb, st, s, l, link_target(st, s, l, YES)):
+        w |= 2
+    return w
+
+
+@jit
 def arm(st, s, a, red: bool) -> None:
     """``a`` received a token: arm its unused Cooperation links, and its Communication links
-    when the token was red from the bank."""
+    when the token was red from the bank. A link armed from its other end remembers this
+    trigger too (``ln_also``; whether it counts is ``paired_direction``)."""
     if st.an_links[s, a] == 0:
         return
     for l in range(st.n_ln[s]):
-        if st.ln_used[s, l] or st.ln_armed[s, l]:
+        if st.ln_used[s, l]:
             continue
         k = st.ln_kind[s, l]
         if k == LINK_SYMB or (k == LINK_COMM and not red):
             continue
-        if st.ln_a[s, l] == a:
+        if st.ln_armed[s, l]:
+            if link_target(st, s, l, NO) == a:
+                st.ln_also[s, l] = 1
+        elif st.ln_a[s, l] == a:
             st.ln_armed[s, l] = 1
         elif st.ln_b[s, l] == a:
             st.ln_armed[s, l] = 2

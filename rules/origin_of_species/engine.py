@@ -20,8 +20,8 @@ One round, as the seed plays it (``RULES.md`` quotes the seed rule by rule):
    animals) or passes for the rest of the phase (DEVELOP decisions).
 2. Food bank: ``food_dice`` d6 + ``food_add`` red tokens.
 3. Feeding: in turn, each takes one red token for an animal, or attacks with a carnivore, or
-   converts fat (the main action, which ends the turn), and may first use Piracy, Hibernation
-   and Grazing with it or instead of it (FEED decisions, ``PASS`` ends the turn). Paired
+   converts fat (the turn's one main action), and may use Piracy, Hibernation and Grazing
+   before or after it, or instead of it (FEED decisions, ``PASS`` ends the turn). Paired
    traits pass food on at once (LINK decisions when several could); an attack is resolved by
    the target's owner (DEFEND decisions) and feeds one scavenger (SCAVENGE when a player has
    several). The phase ends when a whole go-around passes without anybody acting.
@@ -53,13 +53,13 @@ from rules.origin_of_species.board import (
     burrowed,
     drop_trait,
     emit,
-    fireable,
     full_mask,
     give,
     has_link,
     is_fed,
     kth_droppable,
     link_target,
+    link_ways,
     n_droppable,
     new_animal,
     popcount,
@@ -437,7 +437,8 @@ def carn_ready(tb, st, s, a) -> bool:
 
 @jit
 def fat_max(tb, st, s, a) -> np.int64:
-    """Most fat tokens (s, a) may convert now (0: none): only while not fed, up to its need."""
+    """Most fat tokens (s, a) can usefully convert now: up to the food it still needs (0 when
+    fed, or waiting for its symbiont when ``symbiosis_blocks_fat``)."""
     f = np.int64(st.an_fat[s, a])
     if f == 0 or is_fed(st, s, a):
         return 0
@@ -445,6 +446,17 @@ def fat_max(tb, st, s, a) -> np.int64:
         return 0
     r = np.int64(st.an_need[s, a]) - st.an_food[s, a]
     return min(f, r)
+
+
+@jit
+def fat_options(tb, st, s, a) -> np.int64:
+    """Most fat tokens (s, a) may convert now: :func:`fat_max`, or with ``fat_conversion=any``
+    all its fat (what it does not need goes back to the supply)."""
+    if not tb.fat_any:
+        return fat_max(tb, st, s, a)
+    if tb.symb_fat and not symb_ok(st, s, a):
+        return 0
+    return np.int64(st.an_fat[s, a])
 
 
 @jit
@@ -483,7 +495,7 @@ def any_feed(tb, st, s) -> bool:
         bank = st.bank > 0
         for a in range(na):
             if (bank and red_ok(tb, st, s, a)) or (
-                st.an_fat[s, a] > 0 and fat_max(tb, st, s, a) > 0
+                st.an_fat[s, a] > 0 and fat_options(tb, st, s, a) > 0
             ):
                 return True
         for a in range(na):
@@ -508,7 +520,7 @@ def any_feed(tb, st, s) -> bool:
 
 @jit
 def feed_actions(tb, st, s, k) -> np.int64:
-    """Feeding turn of ``s``: end the turn; then (before the main action) red tokens by
+    """Feeding turn of ``s``: end the turn; then (until the main action) red tokens by
     animal, attacks by carnivore and target, fat conversions by animal and count; then the
     free actions: Hibernation, Piracy by pirate and victim, Grazing."""
     if k == 0:
@@ -532,7 +544,7 @@ def feed_actions(tb, st, s, k) -> np.int64:
                                 return pack(OP_ATTACK, 0, o, a, t)
                             c += 1
         for a in range(na):
-            m = fat_max(tb, st, s, a)
+            m = fat_options(tb, st, s, a)
             if k >= c and k < c + m:
                 return pack(OP_FAT, 0, s, a, 1 + k - c)
             c += m
@@ -569,15 +581,16 @@ def start_chain(st, ret) -> None:
 
 
 @jit
-def fire(tb, st, s, l) -> None:
+def fire(tb, st, s, l, back) -> None:
     """Paired trait ``l`` of ``s`` passes food on: Communication a red token from the bank,
     Cooperation a blue one from the supply; the receiver's own links arm in turn."""
-    x = link_target(st, s, l)
-    frm = st.ln_a[s, l] if st.ln_armed[s, l] == 1 else st.ln_b[s, l]
+    x = link_target(st, s, l, back)
+    frm = link_target(st, s, l, 1 - back)
     kind = st.ln_kind[s, l]
     st.ln_used[s, l] = 1
     st.ln_dirty = 1
     st.ln_armed[s, l] = 0
+    st.ln_also[s, l] = 0
     if kind == LINK_COMM:
         st.bank -= 1
         st.r_red[s] += 1
@@ -793,13 +806,17 @@ def scav_actions(tb, st, k) -> np.int64:
 
 @jit
 def link_actions(tb, st, k) -> np.int64:
+    """The ready paired traits of the seat whose chain is resolving: by link, away from its
+    first trigger (a = 0), then back (a = 1)."""
     s = (st.turn + st.ch_i) % tb.n_players
     c = np.int64(0)
     for l in range(st.n_ln[s]):
-        if fireable(tb, st, s, l):
-            if c == k:
-                return pack(OP_LINK, 0, s, 0, l)
-            c += 1
+        w = link_ways(tb, st, s, l)
+        for back in range(2):
+            if w >> back & 1:
+                if c == k:
+                    return pack(OP_LINK, 0, s, back, l)
+                c += 1
     return c
 
 
@@ -845,7 +862,7 @@ def feed_apply(tb, st, s, action) -> None:
     elif op == OP_FAT:
         st.main_done = 1
         st.an_fat[s, a] -= b
-        st.an_food[s, a] += b
+        st.an_food[s, a] = min(st.an_food[s, a] + b, st.an_need[s, a])  # the rest: supply
         use(st, s, FAT_TISSUE, b)
         if st.verbose:
             emit(st, EV_FAT, s, a, b, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -1015,7 +1032,7 @@ def advance(tb, st) -> np.int64:
     while True:
         step = st.step
         if step == ST_TURN:
-            if st.idle >= n:
+            if st.idle >= n or (tb.end_empty_bank and st.bank <= 0):
                 st.step = ST_EXTINCT
                 continue
             s = (st.first + st.pos) % n
@@ -1037,7 +1054,8 @@ def advance(tb, st) -> np.int64:
             return np.int64(FEED)
         elif step == ST_TURN_CONT:
             s = st.turn
-            if not st.main_done and any_feed(tb, st, s):  # the main action ends the turn
+            # the main action ends the turn, unless free traits may follow it
+            if (not st.main_done or tb.free_after) and any_feed(tb, st, s):
                 st.actor = s
                 st.kind = FEED
                 return np.int64(FEED)
@@ -1045,18 +1063,15 @@ def advance(tb, st) -> np.int64:
         elif step == ST_CHAIN:
             while st.ch_i < n:
                 s = (st.turn + st.ch_i) % n
-                c = 0
-                only = np.int64(-1)
-                for l in range(st.n_ln[s]):
-                    if fireable(tb, st, s, l):
-                        c += 1
-                        only = l
+                c = link_actions(tb, st, COUNT)
                 if c == 0:
                     for l in range(st.n_ln[s]):
                         st.ln_armed[s, l] = 0
+                        st.ln_also[s, l] = 0
                     st.ch_i += 1
                 elif c == 1:
-                    fire(tb, st, s, only)
+                    only = link_actions(tb, st, FIRST)
+                    fire(tb, st, s, field(only, 0), field(only, 8))
                 else:
                     st.actor = s
                     st.kind = LINK
@@ -1168,7 +1183,7 @@ def apply(tb, st, action) -> None:
     elif kind == DEFEND:
         apply_defence(tb, st, action)
     elif kind == LINK:
-        fire(tb, st, s, field(action, 0))
+        fire(tb, st, s, field(action, 0), field(action, 8))
     elif kind == SCAVENGE:
         scav_feed(tb, st, s, field(action, 8))
 

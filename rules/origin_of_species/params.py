@@ -21,6 +21,9 @@ BY_PLAYERS = tuple(f"p{n}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
 """Element names of the per-player-count keys (``food_dice.p4``)."""
 EXTRA_TRAITS = ("carnivore", "high_body_weight", "parasite")
 """Element names of the extra food and points keys (``extra_points.carnivore``)."""
+FEEDING_ENDS = ("silence", "empty_bank")
+FAT_CONVERSIONS = ("any", "need")
+PAIRED_DIRECTIONS = ("either", "first")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,6 +160,41 @@ class OosParameters(Parameters):
         True,
         "ending a feeding turn without any action is final for the phase",
         source="spec Q5; rulebook: a player who will not act 'je vynechaný' (is skipped)",
+    )
+    feeding_ends: str = param(
+        "silence",
+        "the feeding phase ends after a go-around in which nobody acts ('silence') or with the "
+        "turn that leaves the food bank empty ('empty_bank')",
+        source="rulebook, read whole: it ends once all have used the traits they wanted "
+        "('využili rysy ..., ktoré využiť chceli'), as Carnivore, fat and feeding-time traits "
+        "work with an empty bank; 'empty_bank' reads 'alebo ak je potravinová banka prázdna' "
+        "alone",
+        choices=FEEDING_ENDS,
+    )
+    free_traits_after_main: bool = param(
+        True,
+        "Piracy, Hibernation and Grazing may also be used after the turn's main action (a red "
+        "token, an attack or a fat conversion); false: only before it",
+        source="rulebook ('môžete daný rys použiť spolu so ziskom žetónu alebo namiesto neho' - "
+        "together with the token or instead of it, in no order); spec Q4",
+    )
+    fat_conversion: str = param(
+        "any",
+        "fat one animal may convert instead of a red token: 'any' number of its fat tokens "
+        "(food beyond its need goes back to the supply), or only up to what it still 'need's "
+        "while it is not fed",
+        source="rulebook ('odoberiete ľubovoľný počet žltých žetónov tuku' - any number of fat "
+        "tokens; 'Táto premena sa nepovažuje za zisk žetónov potravy' - not a gain of food)",
+        choices=FAT_CONVERSIONS,
+    )
+    paired_direction: str = param(
+        "either",
+        "a paired trait triggered from both its animals in one action passes food either way "
+        "('either', the owner chooses) or only away from the animal that triggered it first "
+        "('first')",
+        source="card text ('when one animal receives a token, the other ... receives one'); "
+        "rulebook: the owner orders the paired traits; each once per action",
+        choices=PAIRED_DIRECTIONS,
     )
     paired_once_per: str = param(
         "action",

@@ -122,6 +122,10 @@ TABLE = np.dtype(
         ("hib_last", np.int64),
         ("hib_burrow", np.int64),
         ("symb_fat", np.int64),
+        ("end_empty_bank", np.int64),  # feeding_ends == "empty_bank"
+        ("free_after", np.int64),  # free_traits_after_main
+        ("fat_any", np.int64),  # fat_conversion == "any"
+        ("link_either", np.int64),  # paired_direction == "either"
         ("max_rounds", np.int64),
         ("food_lo", np.int64),
         ("food_hi", np.int64),
@@ -175,7 +179,8 @@ STATE = np.dtype(
         ("ln_a", np.int8, (P, L)),  # Symbiosis: the symbiont (protector)
         ("ln_b", np.int8, (P, L)),  # Symbiosis: the protected partner
         ("ln_used", np.int8, (P, L)),
-        ("ln_armed", np.int8, (P, L)),  # 0, 1: pass food a -> b, 2: b -> a
+        ("ln_armed", np.int8, (P, L)),  # 0, 1: pass food a -> b, 2: b -> a (first trigger)
+        ("ln_also", np.int8, (P, L)),  # 1: armed, and then triggered from its other end too
         ("ln_dirty", np.int64),  # some ln_used is set
         # feeding
         ("bank", np.int64),
@@ -273,6 +278,10 @@ def make_table(p: OosParameters, deck: Deck, n_players: int) -> np.ndarray:
     t.hib_last = int(p.hibernation_in_last_round)
     t.hib_burrow = int(p.hibernating_is_fed_for_burrowing)
     t.symb_fat = int(p.symbiosis_blocks_fat)
+    t.end_empty_bank = int(p.feeding_ends == "empty_bank")
+    t.free_after = int(p.free_traits_after_main)
+    t.fat_any = int(p.fat_conversion == "any")
+    t.link_either = int(p.paired_direction == "either")
     t.max_rounds = p.max_rounds(n_players, deck)
     return tb
 

@@ -133,3 +133,7 @@ END_REASONS = ("", "markers", "one dino", "both at one marker", "turn cap")
 # Setup modes
 SETUP_DRAFT, SETUP_FIRST_GAME = 0, 1
 SETUPS = ("draft", "first_game")
+
+# When the one-marker rule's "ignore self hits" is judged (rule one_marker_self_at)
+ONE_MARKER_AT_ATTACK, ONE_MARKER_AT_SELF_HIT = 0, 1
+ONE_MARKER_TIMES = ("attack", "self_hit")

@@ -65,6 +65,7 @@ from rules.table_battles.constants import (
     GAME_OVER,
     KIND_DICE,
     NO_DECISION,
+    ONE_MARKER_AT_ATTACK,
     P_AMBUSH,
     P_DIVE,
     P_EGG_THIEVES,
@@ -554,6 +555,7 @@ def reset_turn(st) -> None:
     st.a_slot = -1
     st.a_team = -1
     st.a_dice = 0
+    st.a_markers = 0
     st.tgt = -1
     st.r_slot = -1
     st.r_kind = RK_NONE
@@ -696,11 +698,13 @@ def advance(tb, st) -> int:
             st.step = ST_ROLL
             card = st.slot_card[a, st.a_slot]
             n = self_of(tb.c_attack[card])
-            if st.r_kind == RK_BLOCK and not tb.self_when_blocked:
-                n = 0
+            if st.r_kind == RK_BLOCK and st.h_team < 0 and not tb.self_when_blocked:
+                n = 0  # blocked: "Keine Seite erleidet Treffer"
             if passive_up(tb, st, a, st.a_team, P_GLIDE):
                 n = 0
-            if n > 0 and st.markers[a] != 1:  # one marker left: "self" hits are ignored
+            # one marker left: "self" hits are ignored, judged when the attack was made or now
+            one = st.a_markers if tb.one_marker_at == ONE_MARKER_AT_ATTACK else st.markers[a]
+            if n > 0 and one != 1:
                 st.self_hits = min(n, st.markers[a])
                 st.markers[a] -= st.self_hits
             if check_end(tb, st):
@@ -813,6 +817,7 @@ def start_attack(tb, st, slot: int, t: int) -> None:
     st.a_slot = slot
     st.a_team = st.slot_team[a, slot]
     st.a_dice = st.dice[a, slot, 0]
+    st.a_markers = st.markers[a]
     st.tgt = t
     st.free[a] += st.a_dice
     for f in range(7):

@@ -15,7 +15,14 @@ from typing import ClassVar
 from rules.core.errors import RuleError
 from rules.core.params import Parameters, param
 from rules.table_battles.cards import BUILTIN, CardPool, load_cards
-from rules.table_battles.constants import MAX_HAND, MAX_SLOTS, MAX_TEAM, N_PLAYERS, SETUPS
+from rules.table_battles.constants import (
+    MAX_HAND,
+    MAX_SLOTS,
+    MAX_TEAM,
+    N_PLAYERS,
+    ONE_MARKER_TIMES,
+    SETUPS,
+)
 
 FIRST_GAME = (
     "Stegosaurus|Triceratops|Utahraptor|Velociraptors;Pteranodon|Spinosaurus|Tyrannosaurus Rex"
@@ -79,7 +86,10 @@ class TableBattlesParameters(Parameters):
         source="spec Q7 (the seed limits pairs per turn only)",
     )
     self_hit_when_blocked: bool = param(
-        True, "'1 self' applies even when the attack is blocked", source="spec Q4"
+        False,
+        "'1 self' applies even when the attack is blocked",
+        source="rulebook (Block: 'Keine Seite erleidet Treffer' - neither side suffers hits); "
+        "true: the spec's Q4 suggestion",
     )
     counter_break_point: bool = param(
         True,
@@ -132,6 +142,15 @@ class TableBattlesParameters(Parameters):
         source="provisional",
         lo=0,
         hi=5,
+    )
+    one_marker_self_at: str = param(
+        "attack",
+        "when the one-marker rule ('ignore self hits') is judged: 'attack' - the attacker had "
+        "one marker when the attack was made; 'self_hit' - it has one when the self hit is "
+        "due, after any Counter hits",
+        source="rulebook ('Wenn ein Spieler nur noch einen Treffer-Marker besitzt: Wenn seine "
+        "Dinosaurier angreifen, ignorieren sie selbst-Treffer' - when his dinos attack)",
+        choices=ONE_MARKER_TIMES,
     )
     one_marker_flip_counter: bool = param(
         False,

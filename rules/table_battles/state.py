@@ -30,6 +30,7 @@ from rules.table_battles.constants import (
     MAX_POOL_CARDS,
     MAX_SLOTS,
     MAX_TEAM,
+    ONE_MARKER_TIMES,
     SETUP_DRAFT,
     SETUP_FIRST_GAME,
     reaction_kind,
@@ -110,6 +111,7 @@ TABLE = np.dtype(
         ("sky_bonus", np.int64),
         ("passive_bonus", np.int64),
         ("one_marker_counter", np.int64),
+        ("one_marker_at", np.int64),  # ONE_MARKER_AT_ATTACK / ONE_MARKER_AT_SELF_HIT
     ],
     align=True,
 )
@@ -160,6 +162,7 @@ STATE = np.dtype(
         ("a_slot", np.int64),  # attacking card slot, -1 none
         ("a_team", np.int64),
         ("a_dice", np.int64),  # dice on the attacking card when activated
+        ("a_markers", np.int64),  # the attacker's hit markers when the attack was made
         ("tgt", np.int64),  # target team index
         ("r_slot", np.int64),  # reacting card slot, -1 none
         ("r_kind", np.int64),  # RK_*
@@ -244,6 +247,7 @@ def make_table(p: TableBattlesParameters, cards: CardPool, n_players: int = 2) -
     t.treetops_hits, t.tyrant_bonus = p.treetops_hits, p.tyrant_bonus
     t.egg_steal, t.sky_bonus = p.egg_thieves_steal, p.sky_watch_bonus
     t.passive_bonus, t.one_marker_counter = p.passive_bonus, p.one_marker_flip_counter
+    t.one_marker_at = ONE_MARKER_TIMES.index(p.one_marker_self_at)
     return tb
 
 

@@ -83,7 +83,6 @@ from rules.origin_of_species.board import (
     B_SWIM,
     NO,
     YES,
-    fireable,
     is_fed,
     link_target,
     popcount,
@@ -116,7 +115,6 @@ from rules.origin_of_species.constants import (
     OP_FAT,
     OP_GRAZE,
     OP_HIBERNATE,
-    OP_LINK,
     OP_MIMIC,
     OP_PIRACY,
     OP_RED,
@@ -143,6 +141,7 @@ from rules.origin_of_species.engine import (
     field,
     has_link,
     hib_ok,
+    link_actions,
     op_of,
     pack,
     pirate_ok,
@@ -968,16 +967,15 @@ def link_choice(tb, st, fb, strict) -> np.int64:
     best = NEG
     choice = np.int64(-1)
     ties = np.int64(0)
-    for l in range(st.n_ln[s]):
-        if fireable(tb, st, s, l):
-            x = link_target(st, s, l)
-            a = pack(OP_LINK, 0, s, 0, l)
-            v = stakes(tb, st, s, x) + (5.0 if not is_fed(st, s, x) else 0.0)
-            if blocked(tb, st, fb, strict, a):
-                v -= 1000.0
-            take, best, ties = better(st, v, best, ties)
-            if take:
-                choice = a
+    for k in range(link_actions(tb, st, COUNT)):
+        a = link_actions(tb, st, k)
+        x = link_target(st, s, field(a, 0), field(a, 8))
+        v = stakes(tb, st, s, x) + (5.0 if not is_fed(st, s, x) else 0.0)
+        if blocked(tb, st, fb, strict, a):
+            v -= 1000.0
+        take, best, ties = better(st, v, best, ties)
+        if take:
+            choice = a
     return choice
 
 

@@ -269,6 +269,8 @@ def attack_value(tb, st, slot: int, t: int, fv: float, provoke: float) -> float:
     n_self = self_of(tb.c_attack[card])
     if st.markers[a] == 1 or passive_up(tb, st, a, st.a_team, P_GLIDE):
         n_self = 0
+    if r >= 0 and not tb.self_when_blocked and outcome(tb, st, r) == 0:
+        n_self = 0  # a blocked attack costs its attacker nothing (outcome 0: blocked)
     v -= n_self * (LOSE if n_self >= st.markers[a] else 1.0)
     st.a_slot = -1
     st.a_team = -1
