@@ -40,7 +40,8 @@ from simulate.kit.play import columns
 from simulate.runner import run
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
-from strategies.origin_of_species.heuristic import DEFAULTS, V1, heuristic
+from strategies.origin_of_species.heuristic import DEFAULTS, heuristic
+from strategies.origin_of_species.params import HP, V1
 from strategies.origin_of_species.search import SCRATCH, determinise
 from tests.test_origin_of_species_rules import animal, develop, feeding, game, hand_only, type_of
 
@@ -109,7 +110,7 @@ def test_heuristic_v1_is_the_heuristic_with_model_0(tmp_path):
     assert v1.plays == "heuristic" and v1.sid == REGISTRY.by_name["heuristic"].sid
     explicit = "heuristic[" + ",".join(f"{k}={v:g}" for k, v in V1.items()) + "]"
     assert REGISTRY.parse(explicit).values == REGISTRY.parse("heuristic-v1").values
-    assert REGISTRY.parse("heuristic").values[-1] == 1.0 and V1["model"] == 0.0
+    assert REGISTRY.parse("heuristic").values[HP.model] == 1.0 and V1["model"] == 0.0
     frames = []
     for name, field in (("alias", "heuristic-v1"), ("explicit", explicit)):
         cfg, setup = build_config(
@@ -292,7 +293,7 @@ def test_heuristic_breaks_ties_between_seats_at_random(kind):
     assert k in (FEED, DEVELOP) and base.actor == 1 and base.kind == k
     hp = np.array(DEFAULTS)
     if kind == "parasite":
-        hp[0] = 0.0  # animals=0: the card goes to a host rather than into play as an animal
+        hp[HP.animals] = 0.0  # the card goes to a host rather than into play as an animal
     fb = np.zeros(len(REGISTRY.options), dtype=np.uint8)
     trials = 400
     seats = []

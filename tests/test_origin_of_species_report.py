@@ -22,6 +22,7 @@ from simulate.executors import InlineExecutor
 from simulate.rundir import Run
 from simulate.runner import run
 from strategies.origin_of_species.heuristic import DEFAULTS
+from strategies.origin_of_species.params import HP
 
 MIXED = "heuristic,heuristic[aggression=2],heuristic,heuristic[aggression=0]"
 
@@ -179,7 +180,7 @@ def test_carnivores_and_aggression_match_the_logs(runs):
     assert car["attacks"] == pytest.approx(df["used_carnivore"].mean())
     table, gap = oos.aggression(one)
     levels = dict(zip(table["strategy"], table["aggression"], strict=True))
-    assert levels == {"heuristic": DEFAULTS[2], "heuristic[aggression=2]": 2.0,
+    assert levels == {"heuristic": DEFAULTS[HP.aggression], "heuristic[aggression=2]": 2.0,
                       "heuristic[aggression=0]": 0.0}  # fmt: skip
     shares = (
         df.with_columns(pl.col("strategy").cast(pl.String))

@@ -22,14 +22,21 @@ joined by ``+``; names may hold spaces, ``!`` or ``?``, not ``+``, ``,`` or brac
 forbidden options are part of the strategy (its :attr:`Strategy.spec` and label), so a
 restricted run is recorded, resumed, verified, replayed and reported like any other, and
 :meth:`Registry.lineup_record` sets ``forbid[j, :]`` from each position's own options.
+
+A bot's parameters are declared once, as a tuple of :class:`StrategyParam` in its game's
+``strategies/<game>/params.py``: the registry offers them by name, and the compiled bot reads
+its vector through :func:`indices` of the same tuple (``hp[HP.foresight]``), never by a
+number, so reordering a declaration changes no play.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import keyword
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +76,23 @@ class StrategyParam:
     lo: float
     hi: float
     doc: str
+
+
+def indices(params: Sequence[StrategyParam]) -> Any:
+    """Each parameter's position in the vector of a bot declared with ``params``, by name: a
+    named tuple of ints (``HP.foresight == 1``). A compiled bot reads ``hp[HP.foresight]``
+    from a module-global one, which numba folds into a constant offset (cached code too).
+    Raises ``ValueError`` for a name that cannot be an attribute (a declaration bug)."""
+    names = [p.name for p in params]
+    bad = [n for n in names if not n.isidentifier() or keyword.iskeyword(n) or n[0] == "_"]
+    if bad or len(set(names)) != len(names):
+        raise ValueError(f"parameter names must be distinct identifiers: {names}")
+    return collections.namedtuple("Indices", names)(*range(len(names)))
+
+
+def defaults(params: Sequence[StrategyParam]) -> tuple[float, ...]:
+    """The declared defaults of ``params`` in vector order (what a bot's rollouts play)."""
+    return tuple(float(p.default) for p in params)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Dino Kontra Dino bots: ``random``, ``greedy``, ``blind``, ``cautious``, ``montecarlo``,
-``tuned`` (``cautious`` with the parameters of ``tuned.json``, tuned against three greedy bots).
+``odds``, ``tuned`` (``odds`` with the parameters of ``tuned.json``, tuned against three greedy
+bots); their parameters are declared in :mod:`strategies.dino_kontra_dino.params`.
 
 Every bot honours restricted play (``name[forbid=Tyrannosaurus+figure]``, the options of
 :mod:`rules.dino_kontra_dino.options`) through :mod:`strategies.dino_kontra_dino.allowed`."""
@@ -7,27 +8,16 @@ Every bot honours restricted play (``name[forbid=Tyrannosaurus+figure]``, the op
 from pathlib import Path
 
 from rules.dino_kontra_dino.options import OPTIONS
-from strategies.core.registry import Registry, StrategyInfo, StrategyParam, tuned
+from strategies.core.registry import Registry, StrategyInfo, tuned
+from strategies.dino_kontra_dino import params
 from strategies.dino_kontra_dino.bots import BLIND, CAUTIOUS, GREEDY, ODDS, RANDOM
 from strategies.dino_kontra_dino.dispatch import MONTECARLO
 
-_CAUTIOUS = StrategyInfo(
-    "cautious",
-    CAUTIOUS,
-    "wins with the card it needs least later, sacrifices its worst when it cannot win",
-    (
-        StrategyParam("aim", 0.9, 0.0, 1.0, "strength to aim for, share of the maximum"),
-        StrategyParam("figure", 1.0, 0.0, 10.0, "target lowered when holding the figure"),
-    ),
-)
 _ODDS = StrategyInfo(
     "odds",
     ODDS,
     "plays the card with the best chance of winning now, less what it is worth later",
-    (
-        StrategyParam("keep", 0.3, 0.0, 5.0, "weight of a card's strength in events to come"),
-        StrategyParam("field", 1.0, 0.0, 2.0, "opponents' strength: 1 = they play their best"),
-    ),
+    params.ODDS,
 )
 REGISTRY = Registry(
     "dino-kontra-dino",
@@ -42,18 +32,19 @@ REGISTRY = Registry(
             "blind",
             BLIND,
             "does not know the traits; plays the card with the best expected strength",
-            (
-                StrategyParam(
-                    "memory", 1.0, 0.0, 1.0, "1: prior over unresolved events; 0: whole deck"
-                ),
-            ),
+            params.BLIND,
         ),
-        _CAUTIOUS,
+        StrategyInfo(
+            "cautious",
+            CAUTIOUS,
+            "wins with the card it needs least later, sacrifices its worst when it cannot win",
+            params.CAUTIOUS,
+        ),
         StrategyInfo(
             "montecarlo",
             MONTECARLO,
             "flat Monte Carlo: for each card, rollouts of imagined deals played out greedily",
-            (StrategyParam("rollouts", 32.0, 1.0, 4096.0, "imagined games per candidate card"),),
+            params.MONTECARLO,
         ),
         _ODDS,
         tuned(_ODDS, Path(__file__).with_name("tuned.json")),

@@ -16,6 +16,7 @@ from strategies.dino_kontra_dino.bots import (
     play_odds,
     play_random,
 )
+from strategies.dino_kontra_dino.params import BLIND_AT, CAUTIOUS_AT, MONTECARLO_AT, ODDS_AT
 from strategies.dino_kontra_dino.search import play_montecarlo
 
 MONTECARLO = 4
@@ -35,9 +36,16 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> int:
     if sid == RANDOM:
         return play_random(st, seat, ALL)
     if sid == BLIND:
-        return play_blind(tb, st, seat, lineup.params[j, 0], ALL)
+        return play_blind(tb, st, seat, lineup.params[j, BLIND_AT.memory], ALL)
     if sid == CAUTIOUS:
-        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1], ALL)
+        return play_cautious(
+            tb,
+            st,
+            seat,
+            lineup.params[j, CAUTIOUS_AT.aim],
+            lineup.params[j, CAUTIOUS_AT.figure],
+            ALL,
+        )
     return choose_rest(lineup, j, tb, st, seat, scratch, ALL)
 
 
@@ -52,9 +60,16 @@ def choose_restricted(lineup, j: int, tb, st, seat: int, scratch) -> int:
     if sid == RANDOM:
         return play_random(st, seat, allowed)
     if sid == BLIND:
-        return play_blind(tb, st, seat, lineup.params[j, 0], allowed)
+        return play_blind(tb, st, seat, lineup.params[j, BLIND_AT.memory], allowed)
     if sid == CAUTIOUS:
-        return play_cautious(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1], allowed)
+        return play_cautious(
+            tb,
+            st,
+            seat,
+            lineup.params[j, CAUTIOUS_AT.aim],
+            lineup.params[j, CAUTIOUS_AT.figure],
+            allowed,
+        )
     return choose_rest(lineup, j, tb, st, seat, scratch, allowed)
 
 
@@ -63,7 +78,11 @@ def choose_rest(lineup, j: int, tb, st, seat: int, scratch, allowed: int) -> int
     """The search bots and the later bots, kept out of :func:`choose`: scratch allocations
     and longer bodies there made every greedy decision ~8% slower."""
     if lineup.ids[j] == ODDS:
-        return play_odds(tb, st, seat, lineup.params[j, 0], lineup.params[j, 1], allowed)
+        return play_odds(
+            tb, st, seat, lineup.params[j, ODDS_AT.keep], lineup.params[j, ODDS_AT.field], allowed
+        )
     if lineup.ids[j] == MONTECARLO:
-        return play_montecarlo(tb, st, seat, lineup.params[j, 0], scratch, allowed)
+        return play_montecarlo(
+            tb, st, seat, lineup.params[j, MONTECARLO_AT.rollouts], scratch, allowed
+        )
     return 0

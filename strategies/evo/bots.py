@@ -13,7 +13,8 @@ from rules.core.jit import jit
 from rules.core.rng import bounded
 from strategies.evo.allowed import allowed_action, n_allowed
 from strategies.evo.heuristic import heuristic, set_params
-from strategies.evo.heuristic_v1 import heuristic_v1
+from strategies.evo.heuristic_v1 import heuristic_v1, set_params_v1
+from strategies.evo.params import SEARCH_AT
 from strategies.evo.search import search
 
 RANDOM, HEURISTIC, SEARCH, HEURISTIC_V1 = 0, 1, 2, 3
@@ -43,10 +44,10 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
         return play_random(lineup, j, tb, st)
     if sid == SEARCH:
         p = lineup.params[j]
-        flags = (p[2] >= 0.5) + 2 * (p[3] >= 0.5) + 4 * (p[4] >= 0.5)
+        moves, cards, place = p[SEARCH_AT.moves], p[SEARCH_AT.cards], p[SEARCH_AT.place]
+        flags = (moves >= 0.5) + 2 * (cards >= 0.5) + 4 * (place >= 0.5)
+        rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
         vt = scratch.values[j]
-        return search(
-            tb, st, wk, scratch.worlds, vt, lineup, j, np.int64(p[0]), np.int64(p[1]), flags
-        )
-    set_params(wk, lineup.params[j])
+        return search(tb, st, wk, scratch.worlds, vt, lineup, j, rollouts, limit, flags)
+    set_params_v1(wk, lineup.params[j])
     return heuristic_v1(tb, st, wk, lineup, j)

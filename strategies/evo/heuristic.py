@@ -2,15 +2,16 @@
 
 It sees what a player at the table sees: the board, every portrait, the points, the climate and
 meteor tracks, the genes on offer, the bids, how many cards each player holds, and its own hand
-(never another hand, the bag order or future dice). Parameters (``wk.hp``, set per call):
+(never another hand, the bag order or future dice). Parameters (``wk.hp``, set per call and
+read by name, ``wk.hp[HP.foresight]``; declared in :mod:`strategies.evo.params`):
 
-0 ``aggression``  how much an enemy dino's death is worth when deciding to attack (0..1)
-1 ``foresight``   weight of next round's likely climate when choosing regions
-2 ``bid``         multiplier on the table's gene values when bidding (1: as fitted)
-3 ``cards``       chance to play a card it finds useful (0: never plays cards)
-4-7 ``egg``, ``leg``, ``guard`` (fur and parasol), ``horn``: multipliers on those values
-8 ``jump``        1: bid at once the level no rival still to bid would beat, when the gene is
-                  worth it; 0: always the lowest legal bid
+``aggression``  how much an enemy dino's death is worth when deciding to attack (0..1)
+``foresight``   weight of next round's likely climate when choosing regions
+``bid``         multiplier on the table's gene values when bidding (1: as fitted)
+``cards``       chance to play a card it finds useful (0: never plays cards)
+``egg``, ``leg``, ``guard`` (fur and parasol), ``horn``: multipliers on those values
+``jump``        1: bid at once the level no rival still to bid would beat, when the gene is
+                worth it; 0: always the lowest legal bid
 
 Gene values come from a value table (:mod:`strategies.evo.values`) fitted by self-play with
 the report's own gene value model (``dinolab fit evo``): what one more gene is worth at this
@@ -99,19 +100,20 @@ from rules.evo.constants import (
 from rules.evo.engine import bid_cap, min_bid, pack, zone_count
 from rules.evo.events import cards_open
 from rules.evo.state import E_GENE_GUARD, E_HEAT_SKIN, E_NEOPRENE
+from strategies.core.registry import defaults
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
+from strategies.evo.params import HEURISTIC, HP
 from strategies.evo.values import relative_value
 
 MAX_CAND = 32
-N_HP = 12
-DEFAULTS = (0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+DEFAULTS = defaults(HEURISTIC)
 """Default heuristic parameters (also the rollout policy of the search bot)."""
 INDIFFERENT = 0.25
 """Points of surplus below which a rival is assumed not to bother outbidding."""
 
 WORK = np.dtype(
     [
-        ("hp", np.float64, (N_HP,)),  # parameters of the current call
+        ("hp", np.float64, (len(HEURISTIC),)),  # parameters of the current call, by HP
         ("pros", np.float64, (4,)),  # next-round prospect of each terrain
         ("pros_of", np.int64),  # climate field + 1 that ``pros`` was computed for (0: none)
         ("zc", np.int64, (5,)),  # the actor's dinos in each climate zone
@@ -171,7 +173,8 @@ def keep_tie(st, seat: int, ties: int) -> bool:
 
 @jit
 def set_params(wk, params) -> None:
-    for i in range(min(N_HP, params.shape[0])):
+    """The heuristic's parameter vector ``params`` into ``wk.hp`` (the same order, :data:`HP`)."""
+    for i in range(wk.hp.shape[0]):
         wk.hp[i] = params[i]
 
 
@@ -255,7 +258,7 @@ def escape(tb, st, wk, r: int, mp: int) -> tuple[float, int]:
             wk.depth[x] = 1
             tail += 1
     best, step, ties = -1.0, -1, 0
-    fs = wk.hp[1]
+    fs = wk.hp[HP.foresight]
     horizon = mp  # once a safe region is found, look at most this much deeper
     while head < tail:
         x = wk.queue[head]
@@ -311,7 +314,7 @@ def choose_move(tb, st, wk) -> np.int64:
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
-    agg, fs = wk.hp[0], wk.hp[1]
+    agg, fs = wk.hp[HP.aggression], wk.hp[HP.foresight]
     best, action, ties = 0.0, np.int64(PASS), 0  # ties: steps scoring ``best`` (0: none)
     best_room = -1  # the best positional move's room (-1: escapes and attacks)
     stuck = 0  # doomed dinos without a safe neighbour
@@ -381,7 +384,7 @@ def choose_move(tb, st, wk) -> np.int64:
 def kill_value(tb, st, wk, o: int) -> float:
     """What removing one of ``o``'s dinos is worth in placement-score units: 0.5 + aggression,
     and 0.5 more against the points leader."""
-    v = 0.5 + wk.hp[0]
+    v = 0.5 + wk.hp[HP.aggression]
     for q in range(tb.n_players):
         if q != o and st.points[q] > st.points[o]:
             return v
@@ -400,7 +403,7 @@ def place_score(tb, st, wk, s: int, r: int) -> float:
         base = 1.5
     else:
         base = -1.0
-    score = base + wk.hp[1] * wk.pros[tb.terrain[r]]
+    score = base + wk.hp[HP.foresight] * wk.pros[tb.terrain[r]]
     o = st.owner[r]
     if o >= 0:
         p = attack_odds(tb, st, s, o, tb.tough_young_horns) / 6.0
@@ -534,15 +537,15 @@ def worth(tb, st, wk, vt, seat: int, gene: int) -> float:
     r = st.rnd
     v = relative_value(vt, r, gene, st.n_dinos[seat], st.climate)
     v += vt.price[min(r, vt.rounds - 1)]
-    m = wk.hp[2]
+    m = wk.hp[HP.bid]
     if gene == EGG:
-        m *= wk.hp[4]
+        m *= wk.hp[HP.egg]
     elif gene == LEG:
-        m *= wk.hp[5]
+        m *= wk.hp[HP.leg]
     elif gene == FUR or gene == PARASOL:  # noqa: SIM109
-        m *= wk.hp[6]
+        m *= wk.hp[HP.guard]
     elif gene == HORN:
-        m *= wk.hp[7]
+        m *= wk.hp[HP.horn]
     return v * m
 
 
@@ -634,7 +637,7 @@ def choose_bid(tb, st, wk, vt, lu, j: int) -> np.int64:
     cap = bid_cap(tb, st, s)
     lo = min_bid(tb, st, brow)
     b = lo
-    if wk.hp[8] > 0.0:
+    if wk.hp[HP.jump] > 0.0:
         disc = discount(tb, st, lu, j, s)
         inc = tb.guard_raise if st.eff[s] & E_GENE_GUARD else 1
         d = max(lo, rival_top(tb, st, wk, vt, s, brow) - inc + 1)
@@ -917,7 +920,9 @@ def choose_card(tb, st, wk, vt, lu, j: int) -> np.int64:
     Osztódás takes a card of :data:`TAKE`, never at the end of the last round (a card taken
     there could never be played)."""
     s = st.actor
-    if wk.hp[3] <= 0.0 or (wk.hp[3] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[3]):
+    if wk.hp[HP.cards] <= 0.0 or (
+        wk.hp[HP.cards] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[HP.cards]
+    ):
         return np.int64(PASS)
     if st.react >= 0:
         take = pack(DOUBLING, st.react + 1)

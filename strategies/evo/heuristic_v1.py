@@ -73,9 +73,7 @@ from strategies.evo.heuristic import (
     prospects,
     safe_in,
 )
-
-DEFAULTS = (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0)
-"""The v1 defaults (aggression, foresight, bid, cards, egg, leg, guard, horn)."""
+from strategies.evo.params import HP, V1_SLOTS
 
 
 def _mask(*numbers: int) -> int:
@@ -105,13 +103,22 @@ VALUABLE = _mask(
 
 
 @jit
+def set_params_v1(wk, params) -> None:
+    """v1's parameter vector ``params`` into ``wk.hp``, each value where the heuristic keeps the
+    parameter of its name (:data:`~strategies.evo.params.V1_SLOTS`): the shared code reads
+    ``wk.hp`` by the heuristic's names."""
+    for i in range(len(V1_SLOTS)):
+        wk.hp[V1_SLOTS[i]] = params[i]
+
+
+@jit
 def choose_place_v1(tb, st, wk) -> np.int64:
     """The legal region where a newborn survives this round and, by foresight, next round
     (ties at random)."""
     s = st.actor
     prospects(tb, st, wk)
     census(tb, st, wk, s)
-    fs = wk.hp[1]
+    fs = wk.hp[HP.foresight]
     best, pick, ties = -1e18, -1, 0
     for i in range(st.n_marked):
         r = st.marked[i]
@@ -142,19 +149,21 @@ def gene_value_v1(tb, st, wk, seat: int, gene: int) -> float:
     d = st.n_dinos[seat]
     if gene == EGG:
         room = 1.0 if d + st.genes[seat, EGG] < tb.max_dinos else 0.25
-        return 0.55 * left * wk.hp[4] * room
+        return 0.55 * left * wk.hp[HP.egg] * room
     if gene == LEG:
-        return 0.35 * left * wk.hp[5] * min(1.5, (d + 1.0) / (2.0 * st.genes[seat, LEG]))
+        return 0.35 * left * wk.hp[HP.leg] * min(1.5, (d + 1.0) / (2.0 * st.genes[seat, LEG]))
     if gene == FUR or gene == PARASOL:  # noqa: SIM109
-        return 0.35 * left * wk.hp[6] * min(1.2, (d + 1.0) / (3.0 * (st.genes[seat, gene] + 1)))
+        return (
+            0.35 * left * wk.hp[HP.guard] * min(1.2, (d + 1.0) / (3.0 * (st.genes[seat, gene] + 1)))
+        )
     if gene == HORN:
-        return 0.15 * left * wk.hp[7] * (0.5 + wk.hp[0])
+        return 0.15 * left * wk.hp[HP.horn] * (0.5 + wk.hp[HP.aggression])
     if gene == TAIL:
         return 0.1 * left
     if gene == MUTATION:
         return 0.6 * max(0.0, left - 1.0)
     if gene == CARD:
-        return (0.8 + 0.1 * left) * (0.3 + 0.7 * wk.hp[3])
+        return (0.8 + 0.1 * left) * (0.3 + 0.7 * wk.hp[HP.cards])
     return 0.0
 
 
@@ -171,7 +180,7 @@ def choose_bid_v1(tb, st, wk, lu, j: int) -> np.int64:
         lo = min_bid(tb, st, row)
         if lo > cap or (strict and uses_forbidden(lu, j, tb, st, pack(row, lo))):
             continue
-        value = wk.hp[2] * gene_value_v1(tb, st, wk, s, st.offer[row])
+        value = wk.hp[HP.bid] * gene_value_v1(tb, st, wk, s, st.offer[row])
         surplus = value - max(0, lo - mut)
         if surplus > best:
             best, action, ties = surplus, pack(row, lo), 1
@@ -205,7 +214,9 @@ def card_target_v1(tb, st, wk, seat: int, card: int) -> int:
 def choose_card_v1(tb, st, wk, lu, j: int) -> np.int64:
     """The first card it finds useful in this window (with probability ``cards``), else pass."""
     s = st.actor
-    if wk.hp[3] <= 0.0 or (wk.hp[3] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[3]):
+    if wk.hp[HP.cards] <= 0.0 or (
+        wk.hp[HP.cards] < 1.0 and uniform(st.rng, 1 + s) >= wk.hp[HP.cards]
+    ):
         return np.int64(PASS)
     if st.react >= 0:
         take = pack(DOUBLING, st.react + 1)
@@ -225,8 +236,9 @@ def choose_card_v1(tb, st, wk, lu, j: int) -> np.int64:
 
 @jit
 def heuristic_v1(tb, st, wk, lu, j: int) -> np.int64:
-    """v1's action for the pending decision (parameters in ``wk.hp``; ``lu``, ``j``: the
-    lineup and position whose restrictions apply)."""
+    """v1's action for the pending decision (parameters in ``wk.hp``, placed there by name:
+    :data:`~strategies.evo.params.V1_SLOTS`; ``lu``, ``j``: the lineup and position whose
+    restrictions apply)."""
     kind = st.kind
     if kind == MOVE:
         return choose_move(tb, st, wk)

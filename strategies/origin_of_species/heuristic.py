@@ -27,11 +27,12 @@ that chance times the points at stake): the earlier bot ignored which carnivores
 which animal and stacked its traits onto the animal likeliest fed.
 
 ``model`` 0 plays that earlier bot (registered as ``heuristic-v1`` with its old defaults,
-:data:`V1`): no predation model (``predation``, ``latent`` and ``risk`` unused), a protective
-trait worth ``defence`` times a threat that grows with the number of opponent carnivores
-(Poisonous 0.8 of it), and only Carnivore, High Body Weight, Swimming, Sharp Vision and Fat
-Tissue valued per animal; the other traits go to the animal likeliest fed (protective ones: the
-most points likely kept). Every other rule of play is the same for both.
+:data:`~strategies.origin_of_species.params.V1`): no predation model (``predation``,
+``latent`` and ``risk`` unused), a protective trait worth ``defence`` times a threat that grows
+with the number of opponent carnivores (Poisonous 0.8 of it), and only Carnivore, High Body
+Weight, Swimming, Sharp Vision and Fat Tissue valued per animal; the other traits go to the
+animal likeliest fed (protective ones: the most points likely kept). Every other rule of play
+is the same for both.
 
 **Development.** Each play is valued by the change in expected points it makes (a new animal
 is fed last: its 2 points times the chance the tokens reach the whole need plus one, and
@@ -59,12 +60,12 @@ own left (seat ``s + 1``, ``s + 2``, ... modulo n) and every choice of the best 
 ties between equal values at random with its own stream (:func:`better`, reservoir sampling),
 never by seat or index order. Sums over the table need neither.
 
-Parameters (``hp``, see ``strategies/origin_of_species/__init__.py``): 0 ``animals``,
-1 ``caution``, 2 ``aggression``, 3 ``defence``, 4 ``carnivore``, 5 ``parasite``, 6 ``fat``,
-7 ``links``, 8 ``utility``, 9 ``pass_at``, 10 ``tail_first``, 11 ``fat_bank``, 12
-``predation``, 13 ``latent``, 14 ``risk``, 15 ``model``. The defaults of 1, 2, 5 and 6 were
-re-chosen with the predation model by a coordinate search against ``heuristic-v1`` at 2-5
-players.
+Parameters (``hp``, read by name: ``hp[HP.caution]``; declared in
+:mod:`strategies.origin_of_species.params`): ``animals``, ``caution``, ``aggression``,
+``defence``, ``carnivore``, ``parasite``, ``fat``, ``links``, ``utility``, ``pass_at``,
+``tail_first``, ``fat_bank``, ``predation``, ``latent``, ``risk``, ``model``. The defaults of
+``caution``, ``aggression``, ``parasite`` and ``fat`` were re-chosen with the predation model
+by a coordinate search against ``heuristic-v1`` at 2-5 players.
 """
 
 from __future__ import annotations
@@ -148,13 +149,11 @@ from rules.origin_of_species.engine import (
     victim_ok,
 )
 from rules.origin_of_species.options import option_of
+from strategies.core.registry import defaults
+from strategies.origin_of_species.params import HEURISTIC, HP
 
-N_HP = 16
-DEFAULTS = (0.5, 2.0, 0.08, 0.3, 1.6, 0.5, 1.5, 1.0, 1.0, -0.5, 0.0, 0.0, 0.6, 0.3, 1.0, 1.0)
+DEFAULTS = defaults(HEURISTIC)
 """Default parameters (also the rollout policy of the search bot)."""
-V1 = {"caution": 1.5, "aggression": 0.15, "parasite": 1.0, "fat": 1.0, "model": 0.0}
-"""``heuristic-v1``: the defaults that differ from :data:`DEFAULTS` (``model`` 0, and the
-values of 1, 2, 5 and 6 from before the predation model)."""
 
 B_RUN = np.int64(1) << RUNNING
 B_MIMIC = np.int64(1) << MIMICRY
@@ -308,8 +307,8 @@ def prey_for(tb, st, s, a, extra) -> int:
 
 @jit_inline
 def predation_model(hp) -> bool:
-    """``model`` (hp[15]) 1: the predation model; 0: ``heuristic-v1``'s play without it."""
-    return hp[15] >= 0.5
+    """``model`` 1: the predation model; 0: ``heuristic-v1``'s play without it."""
+    return hp[HP.model] >= 0.5
 
 
 @jit_inline
@@ -351,8 +350,8 @@ def hunt_share(tb, st, o, cm, s, a, own) -> float:
 def danger(tb, st, hp, s, a, m, pf) -> float:
     """Chance that own animal (s, a) with trait bits ``m`` (``a`` -1: a new animal) is eaten
     before the round's extinction: each opponent carnivore that can reach it attacks with
-    chance ``predation`` (hp[12]) one of the animals it can reach, the loaded ones first
-    (:func:`prey_weight`); a seat with no carnivore yet may play one (``latent``, hp[13]).
+    chance ``predation`` one of the animals it can reach, the loaded ones first
+    (:func:`prey_weight`); a seat with no carnivore yet may play one (``latent``).
     Burrowing (when fed: chance ``pf``), Running, Tail Loss, Mimicry and Poisonous cut it."""
     if a >= 0 and st.an_prot[s, a] > 0:
         return 0.0
@@ -372,9 +371,9 @@ def danger(tb, st, hp, s, a, m, pf) -> float:
                 continue
             has = True
             if can_eat(cm, m):
-                surv *= 1.0 - hp[12] * hunt_share(tb, st, o, cm, s, a, own)
+                surv *= 1.0 - hp[HP.predation] * hunt_share(tb, st, o, cm, s, a, own)
         if not has and can_eat(B_CARN, m):
-            surv *= 1.0 - hp[13] * hunt_share(tb, st, o, B_CARN, s, a, own)
+            surv *= 1.0 - hp[HP.latent] * hunt_share(tb, st, o, B_CARN, s, a, own)
     r = 1.0 - surv
     if m & B_BURROW:
         r *= 1.0 - 0.7 * pf
@@ -413,7 +412,7 @@ def dev_context(tb, st, hp, s):
                 if o != s:
                     opp += 1
         st.bot_f[D0 + o] = d
-    cau = hp[1] if hp[1] > 0.05 else 0.05
+    cau = hp[HP.caution] if hp[HP.caution] > 0.05 else 0.05
     mu = capacity(tb, st, s, bank) / cau
     sig = 0.6 + 0.25 * mu
     na = st.n_an[s]
@@ -443,11 +442,13 @@ def dev_context(tb, st, hp, s):
     if na < MAX_ANIMALS:
         pn = at_least(c + 1, mu, sig)
         if predation_model(hp):
-            pn *= 1.0 - min(0.95, hp[14] * danger(tb, st, hp, s, np.int64(-1), np.int64(0), pn))
+            pn *= 1.0 - min(
+                0.95, hp[HP.risk] * danger(tb, st, hp, s, np.int64(-1), np.int64(0), pn)
+            )
         animal_v = pn * tb.animal_points
         if not last:
             animal_v += 0.6 * pn
-        animal_v *= hp[0]
+        animal_v *= hp[HP.animals]
     return bank, mu, sig, ep, c, threat, last, n_carn, animal_v
 
 
@@ -485,15 +486,15 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     if predation_model(hp):
         # the trait's point counts as far as the animal survives; a protective trait is
         # worth the points it keeps from the carnivores that could reach the animal
-        r0 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m, pf))
+        r0 = min(0.95, hp[HP.risk] * danger(tb, st, hp, s, a, m, pf))
         r1 = r0
         if (np.int64(1) << tr) & B_SHIELD:
-            r1 = min(0.95, hp[14] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
-        protect = hp[3] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
+            r1 = min(0.95, hp[HP.risk] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
+        protect = hp[HP.defence] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
         surv = 1.0 - r1
         poison = 1.0
     else:  # heuristic-v1: protection by the opponent carnivores' number alone
-        protect = hp[3] * threat * 0.3 * (st.bot_f[SA + a] + tp) * pf
+        protect = hp[HP.defence] * threat * 0.3 * (st.bot_f[SA + a] + tp) * pf
         surv = 1.0
         poison = 0.8
     if tr in (CARNIVORE, HIGH_BODY_WEIGHT):
@@ -501,28 +502,28 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
         if tr == CARNIVORE:
             prey = prey_for(tb, st, s, a, B_CARN)
             if prey > 0:
-                v += hp[4] * (1.0 + 0.2 * min(prey, 5))
+                v += hp[HP.carnivore] * (1.0 + 0.2 * min(prey, 5))
         else:
             v += protect
             if m & B_CARN:
-                v += 0.3 * hp[4]
+                v += 0.3 * hp[HP.carnivore]
         return v
     base = tp * pf * surv
     if tr == FAT_TISSUE:
         if last:
             return base
-        v = base + hp[6] * (0.35 if st.an_fat_cards[s, a] == 0 else 0.15)
+        v = base + hp[HP.fat] * (0.35 if st.an_fat_cards[s, a] == 0 else 0.15)
         if m & B_CARN:
-            v += 0.15 * hp[6]
+            v += 0.15 * hp[HP.fat]
         return v
     if tr == SWIMMING:
         v = base + protect
         if m & B_CARN:
-            v -= 0.6 * hp[4]
+            v -= 0.6 * hp[HP.carnivore]
         return v
     if tr == SHARP_VISION:
         if m & B_CARN and prey_for(tb, st, s, a, B_SHARP) > prey_for(tb, st, s, a, np.int64(0)):
-            return base + 0.6 * hp[4]
+            return base + 0.6 * hp[HP.carnivore]
         return base
     if tr == MIMICRY:
         return base + (protect if st.n_an[s] > 1 else 0.0)
@@ -531,13 +532,13 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     if tr == POISONOUS:
         return base + poison * protect
     if tr == SCAVENGER:
-        return base + hp[8] * 0.15 * n_carn
+        return base + hp[HP.utility] * 0.15 * n_carn
     if tr == PIRACY:
-        return base + hp[8] * 0.3
+        return base + hp[HP.utility] * 0.3
     if tr == HIBERNATION:
-        return base + (0.0 if last else hp[8] * 0.25)
+        return base + (0.0 if last else hp[HP.utility] * 0.25)
     if tr == GRAZING:
-        return base + hp[8] * 0.1 * (tb.n_players - 1)
+        return base + hp[HP.utility] * 0.1 * (tb.n_players - 1)
     return base
 
 
@@ -599,7 +600,7 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     w = 1.0 if n == 2 else 0.7
     extra = tb.food[PARASITE]
     gain = tb.trait_points + tb.bonus[PARASITE]
-    cau = hp[1] if hp[1] > 0.05 else 0.05
+    cau = hp[HP.caution] if hp[HP.caution] > 0.05 else 0.05
     ties = np.int64(0)
     for i in range(1, n):
         o = (s + i) % n
@@ -632,7 +633,7 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
             else:
                 c2 += e
                 after += at_least(c2, mu, sig) * v
-        harm = (before - after) * w * hp[5]
+        harm = (before - after) * w * hp[HP.parasite]
         take, best, ties = better(st, harm, best, ties)
         if take:
             tgt = (np.int64(o) << 16) | (np.int64(x) << 8)
@@ -647,7 +648,11 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     if st.n_ln[s] >= MAX_LINKS:
         return NEG, np.int64(-1)
     tp = float(tb.trait_points)
-    bonus = 0.6 * hp[7] if kind == LINK_COOP else (-0.2 if kind == LINK_SYMB else 0.4 * hp[7])
+    bonus = (
+        0.6 * hp[HP.links]
+        if kind == LINK_COOP
+        else (-0.2 if kind == LINK_SYMB else 0.4 * hp[HP.links])
+    )
     best = NEG
     tgt = np.int64(-1)
     ties = np.int64(0)
@@ -661,7 +666,7 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
             v = tp * (st.bot_f[PF + a] + st.bot_f[PF + b]) + bonus
             if kind == LINK_SYMB:
                 # the symbiont eats first: a cheap one; the partner: the most at stake
-                v += hp[3] * threat * 0.3 * st.bot_f[SA + b] - 0.2 * st.an_need[s, a]
+                v += hp[HP.defence] * threat * 0.3 * st.bot_f[SA + b] - 0.2 * st.an_need[s, a]
             else:
                 v -= 0.2 * (st.an_links[s, a] + st.an_links[s, b])
             take, best, ties = better(st, v, best, ties)
@@ -714,7 +719,7 @@ def dev_choice(tb, st, hp, fb, strict) -> np.int64:
     animal from the card least useful as a trait), or pass."""
     s = st.actor
     ctx = dev_context(tb, st, hp, s)
-    best = hp[9] if st.last == 0 else 0.0
+    best = hp[HP.pass_at] if st.last == 0 else 0.0
     choice = np.int64(PASS)
     ties = np.int64(0)  # passing keeps its ties: a play must be worth more
     animal_ok = not blocked(tb, st, fb, strict, pack(OP_ANIMAL, 0, 0, 0, 0))
@@ -818,10 +823,10 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                             take, bv, ties = better(st, v, bv, ties)
                             if take:
                                 bo, bt = o, t
-                if bo >= 0 and hp[8] > 0.0:
+                if bo >= 0 and hp[HP.utility] > 0.0:
                     return pack(OP_PIRACY, 0, bo, a, bt)
     # free: Hibernation when the bank cannot feed the animal
-    if not blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) and hp[8] > 0.0:
+    if not blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) and hp[HP.utility] > 0.0:
         for a in range(na):
             if st.an_tr[s, a] & B_HIB and hib_ok(tb, st, s, a):
                 r = st.an_need[s, a] - st.an_food[s, a]
@@ -832,7 +837,7 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
     # free: Grazing when the bank, one token less, still holds more than this seat needs
     if (
         bank > 0
-        and hp[8] > 0.0
+        and hp[HP.utility] > 0.0
         and not blocked(tb, st, fb, strict, pack(OP_GRAZE, 0, 0, 0, 0))
         and bank - 1 > my_need - my_fat
     ):
@@ -858,16 +863,16 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                         if st.ln_kind[s, l] == LINK_SYMB and st.ln_a[s, l] == a:
                             v += 1.0
                 else:
-                    v = 1.0 + 0.5 * hp[6]
+                    v = 1.0 + 0.5 * hp[HP.fat]
                 take, best_red, ties = better(st, v, best_red, ties)
                 if take:
                     red_a = a
         # attack, if it can be worth more than the red token
-        if hp[2] > 0.0 and not blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
+        if hp[HP.aggression] > 0.0 and not blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
             red_cost = 0.0
             if red_a >= 0:
                 red_cost = 3.0 if best_red >= 10.0 else 0.5
-            need_v = red_cost / hp[2]
+            need_v = red_cost / hp[HP.aggression]
             best_att = NEG
             att = np.int64(-1)
             ties = np.int64(0)
@@ -895,11 +900,11 @@ def feed_choice(tb, st, hp, fb, strict) -> np.int64:
                 return att
         # fat conversion once the bank is low
         if not blocked(tb, st, fb, strict, pack(OP_FAT, 0, 0, 0, 0)) and (
-            bank <= hp[11] or red_a < 0
+            bank <= hp[HP.fat_bank] or red_a < 0
         ):
             for a in range(na):
                 k = fat_max(tb, st, s, a)
-                if k > 0 and (red_a < 0 or bank <= hp[11]):
+                if k > 0 and (red_a < 0 or bank <= hp[HP.fat_bank]):
                     return pack(OP_FAT, 0, s, a, k)
         if red_a >= 0:
             return pack(OP_RED, 0, s, red_a, 0)
@@ -936,7 +941,7 @@ def defend_choice(tb, st, hp, fb, strict) -> np.int64:
     best = NEG
     choice = defend_actions(tb, st, FIRST)
     ties = np.int64(0)
-    tail_first = hp[10] >= 0.5
+    tail_first = hp[HP.tail_first] >= 0.5
     for k in range(m):
         a = defend_actions(tb, st, k)
         op = op_of(a)

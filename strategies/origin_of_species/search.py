@@ -49,6 +49,7 @@ from strategies.origin_of_species.heuristic import (
     dev_option,
     heuristic,
 )
+from strategies.origin_of_species.params import SEARCH_AT
 
 MAX_CAND = 32
 _SALT = np.uint64(0x9FB21C651E98DF25)
@@ -188,9 +189,9 @@ def search(lineup, j, tb, st, worlds, strict) -> np.int64:
     """Flat Monte Carlo choice for ``st.actor`` (``worlds``: the two spare states of a
     :data:`SCRATCH` record)."""
     p = lineup.params[j]
-    rollouts = np.int64(p[0])
-    limit = np.int64(p[1])
-    feed = p[2] >= 0.5
+    rollouts = np.int64(p[SEARCH_AT.rollouts])
+    limit = np.int64(p[SEARCH_AT.candidates])
+    feed = p[SEARCH_AT.feed] >= 0.5
     kind = st.kind
     hp = np.empty(len(DEFAULTS))
     for i in range(len(DEFAULTS)):

@@ -14,6 +14,7 @@ from rules.core.rng import bounded
 from rules.table_battles.engine import actions
 from strategies.table_battles.allowed import allowed_action, n_allowed
 from strategies.table_battles.heuristic import OWN, heuristic, remember, stalled
+from strategies.table_battles.params import DRAFTER_AT, SEARCH_AT
 from strategies.table_battles.search import drafter, search
 
 RANDOM, HEURISTIC, SEARCH, DRAFTER = 0, 1, 2, 3
@@ -51,10 +52,11 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     calm = stalled(st, scratch, seat)
     if sid == SEARCH:
         p = lineup.params[j]
-        a = search(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), np.int64(p[1]), calm)
+        rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
+        a = search(tb, st, lineup, j, scratch.worlds, rollouts, limit, calm)
     elif sid == DRAFTER:
-        p = lineup.params[j]
-        a = drafter(tb, st, lineup, j, scratch.worlds, np.int64(p[0]), calm)
+        rollouts = np.int64(lineup.params[j, DRAFTER_AT.rollouts])
+        a = drafter(tb, st, lineup, j, scratch.worlds, rollouts, calm)
     else:
         a = heuristic(tb, st, lineup, j, np.int64(OWN), calm)
     remember(st, scratch, seat)

@@ -3,16 +3,17 @@
 It sees what a player at the table sees: both sides' cards (face up or flipped), the dice on
 them, the markers, the current roll, its own draft hand and the public draft picks; never
 the opponent's draft hand before it is passed, the secret removals or future dice.
-Parameters (``lineup.params[j, :]``; :data:`DEFAULTS` in rollouts):
+Parameters (``lineup.params[j, :]`` read by name, :func:`hp`; :data:`DEFAULTS` in rollouts;
+declared in :mod:`strategies.table_battles.params`):
 
-0 ``threshold``  attack when the best attack's value reaches this (attack timing)
-1 ``flip_value`` what a face-up action card is worth in markers (flip or pay)
-2 ``provoke``    value of forcing the opponent to react (they lose those dice and their
-                 next attack phase)
-3 ``react``      weight of a card's reaction against its attack when placing dice
-4 ``rating``     weight of the printed draft rating
-5 ``synergy``    weight of each die face a dino adds to the team's accepted faces
-6 ``deny``       weight of the opponent's gain when removing a dino in the draft
+``threshold``  attack when the best attack's value reaches this (attack timing)
+``flip_value`` what a face-up action card is worth in markers (flip or pay)
+``provoke``    value of forcing the opponent to react (they lose those dice and their next
+               attack phase)
+``react``      weight of a card's reaction against its attack when placing dice
+``rating``     weight of the printed draft rating
+``synergy``    weight of each die face a dino adds to the team's accepted faces
+``deny``       weight of the opponent's gain when removing a dino in the draft
 
 Battle: every legal attack is scored by the markers it costs the opponent minus what it costs
 the attacker ("1 self", Counter hits), assuming the defender picks its least bad mandatory
@@ -84,10 +85,13 @@ from rules.table_battles.engine import (
     self_of,
     target_ok,
 )
+from strategies.core.registry import defaults
 from strategies.table_battles.allowed import forbidden
+from strategies.table_battles.params import HEURISTIC, HP
 
-DEFAULTS = np.array([1.0, 2.5, 4.0, 0.6, 0.7, 2.0, 0.3])
-N_HP = 7
+DEFAULTS = np.array(defaults(HEURISTIC))
+"""The heuristic's default parameters, in its vector's order (the search bots' own moves and
+rollouts)."""
 LOSE = 100.0
 LOCK_TURNS = 20
 """Turns without progress (:func:`stalled`) after which the heuristic treats the battle as
@@ -107,6 +111,7 @@ the defaults without restrictions (rollouts)."""
 
 @jit_inline
 def hp(lu, j: int, mode: int, i: int) -> float:
+    """The heuristic's parameter at position ``i`` (an :data:`HP` index) in ``mode``."""
     return DEFAULTS[i] if mode != OWN else lu.params[j, i]
 
 
@@ -284,8 +289,8 @@ def attack_value(tb, st, slot: int, t: int, fv: float, provoke: float) -> float:
 
 @jit
 def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
-    fv = hp(lu, j, mode, 1)
-    provoke = hp(lu, j, mode, 2)
+    fv = hp(lu, j, mode, HP.flip_value)
+    provoke = hp(lu, j, mode, HP.provoke)
     s = st.active
     best = -1e9
     pick = np.int64(PASS)
@@ -314,7 +319,7 @@ def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
     # dice are left, the lower the bar (down to -1 with every die committed, so that a
     # locked board is broken open instead of waiting forever).
     free = st.free[s] / max(tb.dice, 1)
-    bar = hp(lu, j, mode, 0)
+    bar = hp(lu, j, mode, HP.threshold)
     bar = bar * free - (1.0 - free)
     if best < bar:
         return np.int64(PASS)
@@ -323,7 +328,7 @@ def h_attack(tb, st, lu, j: int, mode: int) -> np.int64:
 
 @jit
 def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
-    fv = hp(lu, j, mode, 1)
+    fv = hp(lu, j, mode, HP.flip_value)
     o = st.actor
     best = 1e9
     pick = np.int64(-2)
@@ -353,7 +358,7 @@ def h_react(tb, st, lu, j: int, mode: int) -> np.int64:
 
 @jit
 def h_break(tb, st, lu, j: int, mode: int) -> np.int64:
-    fv = hp(lu, j, mode, 1)
+    fv = hp(lu, j, mode, HP.flip_value)
     s = st.actor
     t = st.bk_team
     hits = st.bk_hits
@@ -473,7 +478,7 @@ def h_place(tb, st, lu, j: int, mode: int, locked: bool) -> np.int64:
     every die of a face that other dinos could also take costs a little (:data:`SPARE` per
     such dino): of two otherwise equal placements the one that leaves the more useful dice for
     the second is taken. Remaining ties are broken at random (:func:`keep_tie`)."""
-    w_react = hp(lu, j, mode, 3)
+    w_react = hp(lu, j, mode, HP.react)
     s = st.active
     best = 0.0
     pick = np.int64(PASS)
@@ -546,9 +551,9 @@ def dino_score(tb, st, s: int, d: int, w_rating: float, w_syn: float) -> float:
 
 @jit
 def h_draft(tb, st, lu, j: int, mode: int) -> np.int64:
-    w_rating = hp(lu, j, mode, 4)
-    w_syn = hp(lu, j, mode, 5)
-    deny = hp(lu, j, mode, 6)
+    w_rating = hp(lu, j, mode, HP.rating)
+    w_syn = hp(lu, j, mode, HP.synergy)
+    deny = hp(lu, j, mode, HP.deny)
     s = st.actor
     o = 1 - s
     best = -1e9

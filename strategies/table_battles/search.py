@@ -65,6 +65,7 @@ from strategies.table_battles.heuristic import (
     keep_tie,
     place_value,
 )
+from strategies.table_battles.params import HP
 
 _SALT = np.uint64(0x9FB21C651E98DF25)
 MAX_CAND = 64
@@ -219,9 +220,9 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int, calm: int) -> int:
     score = np.zeros(MAX_CAND)
     s = st.actor
     if kind == ATTACK:
-        fv, provoke = DEFAULTS[1], DEFAULTS[2]
+        fv, provoke = DEFAULTS[HP.flip_value], DEFAULTS[HP.provoke]
         cand[0] = PASS
-        score[0] = DEFAULTS[0]
+        score[0] = DEFAULTS[HP.threshold]
         m = 1
         for slot in range(st.n_slots[s]):
             if not can_attack_with(tb, st, s, slot):
@@ -259,7 +260,7 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int, calm: int) -> int:
                     continue
                 cand[m] = a
                 score[m] = place_value(
-                    tb, st, slot, f, np.int64(c), DEFAULTS[3], calm >= LOCK_TURNS
+                    tb, st, slot, f, np.int64(c), DEFAULTS[HP.react], calm >= LOCK_TURNS
                 )
                 m += 1
         return top_k(st, cand, score, np.int64(m), np.int64(limit))

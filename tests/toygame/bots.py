@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from rules.core.jit import jit
 from rules.core.rng import bounded, uniform
-from strategies.core.registry import Registry, StrategyInfo, StrategyParam
+from strategies.core.registry import Registry, StrategyInfo, StrategyParam, indices
 
 RANDOM, HIGH, LOW = 0, 1, 2
+HIGH_PARAMS = (StrategyParam("noise", 0.0, 0.0, 1.0, "chance to play a random card instead"),)
+HIGH_AT = indices(HIGH_PARAMS)  # the bot reads its parameters by name: params[j, HIGH_AT.noise]
 REGISTRY = Registry(
     "high-card",
     [
         StrategyInfo("random", RANDOM, "a random card"),
-        StrategyInfo(
-            "high", HIGH, "its highest card",
-            (StrategyParam("noise", 0.0, 0.0, 1.0, "chance to play a random card instead"),),
-        ),
+        StrategyInfo("high", HIGH, "its highest card", HIGH_PARAMS),
         StrategyInfo("low", LOW, "its lowest card"),
     ],
     options=("high_cards",),
-)  # fmt: skip
+)
 
 
 @jit
 def choose(lineup, j: int, tb, st, seat: int, left: int) -> int:
     sid = lineup.ids[j]
-    if sid == RANDOM or (sid == HIGH and uniform(st.rng, 1 + seat) < lineup.params[j, 0]):
+    if sid == RANDOM or (
+        sid == HIGH and uniform(st.rng, 1 + seat) < lineup.params[j, HIGH_AT.noise]
+    ):
         return bounded(st.rng, 1 + seat, left)
     best = 0
     for k in range(1, left):

@@ -1,0 +1,22 @@
+"""The Dino Kontra Dino bots' parameters, declared once: the registry
+(:mod:`strategies.dino_kontra_dino`) offers them by name, and the compiled bots read their
+vectors through the named indices made here from the same declarations
+(``lineup.params[j, CAUTIOUS_AT.aim]``), so reordering a declaration changes no play."""
+
+from strategies.core.registry import StrategyParam, indices
+
+BLIND = (StrategyParam("memory", 1.0, 0.0, 1.0, "1: prior over unresolved events; 0: whole deck"),)
+CAUTIOUS = (
+    StrategyParam("aim", 0.9, 0.0, 1.0, "strength to aim for, share of the maximum"),
+    StrategyParam("figure", 1.0, 0.0, 10.0, "target lowered when holding the figure"),
+)
+MONTECARLO = (StrategyParam("rollouts", 32.0, 1.0, 4096.0, "imagined games per candidate card"),)
+ODDS = (
+    StrategyParam("keep", 0.3, 0.0, 5.0, "weight of a card's strength in events to come"),
+    StrategyParam("field", 1.0, 0.0, 2.0, "opponents' strength: 1 = they play their best"),
+)
+
+BLIND_AT = indices(BLIND)
+CAUTIOUS_AT = indices(CAUTIOUS)
+MONTECARLO_AT = indices(MONTECARLO)
+ODDS_AT = indices(ODDS)

@@ -1,0 +1,50 @@
+"""The EVO bots' parameters, declared once: the registry (:mod:`strategies.evo`) offers them by
+name, and the compiled bots read their vectors through the named indices made here from the
+same declarations (``wk.hp[HP.foresight]``), so reordering a declaration changes no play.
+
+The heuristic and ``heuristic-v1`` share their movement, culling and card code, which reads
+the work record's ``wk.hp`` in the heuristic's order (:data:`HP`); ``heuristic-v1``'s vector is
+copied there by name (:data:`V1_SLOTS`)."""
+
+from strategies.core.registry import StrategyParam, indices
+
+
+def _common(d: tuple[float, ...], bid: str) -> tuple[StrategyParam, ...]:
+    """The parameters both heuristics have, with defaults ``d`` and the meaning ``bid`` of
+    their bid multiplier."""
+    return (
+        StrategyParam("aggression", d[0], 0.0, 1.0, "value of killing an enemy dino"),
+        StrategyParam("foresight", d[1], 0.0, 3.0, "weight of next round's climate"),
+        StrategyParam("bid", d[2], 0.0, 5.0, bid),
+        StrategyParam("cards", d[3], 0.0, 1.0, "chance to play a useful card"),
+        StrategyParam("egg", d[4], 0.0, 5.0, "multiplier on the value of eggs"),
+        StrategyParam("leg", d[5], 0.0, 5.0, "multiplier on the value of legs"),
+        StrategyParam("guard", d[6], 0.0, 5.0, "multiplier on furs and parasols"),
+        StrategyParam("horn", d[7], 0.0, 5.0, "multiplier on the value of horns"),
+    )
+
+
+HEURISTIC = (
+    *_common(
+        (0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
+        "multiplier on the table's gene values (1: as fitted)",
+    ),
+    StrategyParam("jump", 1.0, 0.0, 1.0, "1: bid at once what no rival would beat; 0: lowest"),
+)
+HEURISTIC_V1 = _common(
+    (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0), "multiplier on its gene valuations when bidding"
+)
+SEARCH = (
+    StrategyParam("rollouts", 8.0, 1.0, 64.0, "rollouts per candidate action"),
+    StrategyParam("candidates", 6.0, 2.0, 32.0, "movement/placement candidates"),
+    StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
+    StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
+    StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
+)
+
+HP = indices(HEURISTIC)
+"""Positions in the heuristic's vector, and in the work record's ``hp`` (both heuristics)."""
+V1_SLOTS = tuple(getattr(HP, p.name) for p in HEURISTIC_V1)
+"""Where each of ``heuristic-v1``'s parameters goes in ``wk.hp``, in its vector's order (by
+name: ``heuristic-v1`` has no ``jump``, the shared code reads none of the heuristic's own)."""
+SEARCH_AT = indices(SEARCH)
