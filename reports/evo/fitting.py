@@ -90,7 +90,9 @@ COUNTS = Partial("evo_fit_counts", _counts_map, _counts_reduce)
 """Per round: the median dinos of the positions and the most common meteor space."""
 
 
-def state_design(chunk: Chunk, medians: tuple[tuple[int, float], ...], states: bool):
+def state_design(
+    chunk: Chunk, medians: tuple[tuple[int, float], ...], states: bool
+) -> least_squares.Design:
     """The positions grouped by state and round: ``("all", round)``, and with ``states``
     ``("size=i", round)`` (``medians``: each round's median dinos) and ``("field=f", round)``."""
     rows, order = ordered_positions(chunk)

@@ -85,7 +85,9 @@ def ordered_positions(chunk: Chunk) -> tuple[pl.DataFrame, np.ndarray]:
     return rows, np.argsort(rows["round"].to_numpy(), kind="stable")
 
 
-def design(chunk: Chunk, states: Mapping[Hashable, np.ndarray] | None = None):
+def design(
+    chunk: Chunk, states: Mapping[Hashable, np.ndarray] | None = None
+) -> least_squares.Design:
     """The chunk's positions as the model's rows, sorted by round: one group per round (its
     number), or with ``states`` (a boolean mask per state over the sorted rows) one per state
     and round, ``(state, round)``."""

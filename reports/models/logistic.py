@@ -42,7 +42,11 @@ class Sums:
     meat: Cross
 
 
-def terms(x: np.ndarray, y: np.ndarray, beta: np.ndarray):
+Terms = tuple[np.ndarray, np.ndarray, float, float, np.ndarray]
+"""Gradient, information, log-likelihood, ``sum p (1 - p)`` and each row's score."""
+
+
+def terms(x: np.ndarray, y: np.ndarray, beta: np.ndarray) -> Terms:
     """Gradient, information, log-likelihood, ``sum p (1 - p)`` and each row's score of rows
     ``x``, ``y`` at ``beta``. Products are numpy loops (``einsum``), not BLAS (see
     :func:`~reports.models.clustered.gram`)."""
@@ -56,7 +60,9 @@ def terms(x: np.ndarray, y: np.ndarray, beta: np.ndarray):
     return grad, info, loglik, float(w.sum()), x * r[:, None]
 
 
-def chunk_terms(chunk: Chunk, x: np.ndarray, y: np.ndarray, clusters: np.ndarray, beta):
+def chunk_terms(
+    chunk: Chunk, x: np.ndarray, y: np.ndarray, clusters: np.ndarray, beta: Sequence[float]
+) -> tuple:
     """One chunk's part of a model's :class:`Sums` (a partial's map): the sums, and the
     scores per cluster as :func:`~reports.aggregate.outer_part` (rows in cluster order)."""
     grad, info, loglik, pq, scores = terms(x, y, np.asarray(beta))
