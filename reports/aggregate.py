@@ -12,8 +12,10 @@ Cluster-robust statistics need sums per cluster (a deal's P rotated games). A cl
 one chunk, except that with seat rotation and a chunk size that is not a multiple of P the
 first and last deal of a chunk may be split: :func:`cluster_moments` keeps those (at most two
 per chunk) as raw per-cluster sums and folds every other cluster into moments at once, and
-:func:`combine_moments` joins the split ones before folding them in. The result is exactly the
-whole-run computation.
+:func:`combine_moments` joins the split ones before folding them in (:func:`outer_part` and
+:func:`combine_outer` do the same for any per-cluster vectors, such as a model's scores). The
+result is exactly the whole-run computation; the statistics themselves are
+:mod:`reports.models`'.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from reports.models.clustered import MOMENTS, Cross, fold, gram
 from reports.source import RunData
 
 
@@ -74,6 +77,11 @@ class Chunk:
     def cluster(self) -> pl.Expr:
         """The cluster of a row: its deal with seat rotation, else its game."""
         return pl.col("game_id") // self.n_players if self.rotate else pl.col("game_id")
+
+    def clusters_of(self, game_id: np.ndarray) -> np.ndarray:
+        """:meth:`cluster` of rows given their ``game_id`` as an array."""
+        g = np.asarray(game_id, dtype=np.int64)
+        return g // self.n_players if self.rotate else g
 
     def split_clusters(self) -> tuple[int, ...]:
         """Clusters this chunk may share with a neighbour (a deal split by a chunk boundary)."""
@@ -178,8 +186,12 @@ class Prefetched:
 
 def prefetch(run: RunData, partials: Sequence[Partial], mapper: Mapper | None = None) -> Prefetched:
     """Compute ``partials`` in one pass over ``run`` and return the run with their results, so
-    the analyses asking for them later do not read the data again."""
-    return Prefetched(run, run_all(run, partials, mapper), mapper)
+    the analyses asking for them later do not read the data again (a run prefetched before
+    keeps what it knew, and its first mapper unless ``mapper`` is given)."""
+    known = run_all(run, partials, mapper)
+    if isinstance(run, Prefetched):
+        return Prefetched(run.run, {**run.prefetched, **known}, mapper or run.mapper)
+    return Prefetched(run, known, mapper)
 
 
 def second_pass(run: RunData) -> tuple[RunData, Mapper | None]:
@@ -223,21 +235,6 @@ def concat_sum(parts: list[pl.DataFrame], by: Sequence[str]) -> pl.DataFrame:
 
 # ------------------------------------------------------------------ cluster moments
 
-MOMENTS = ("n", "s", "clusters", "s2", "sn", "n2")
-"""Per group: observations, their sum, clusters, and the sums over clusters of S_c**2,
-S_c * n_c and n_c**2 (S_c, n_c: the group's sum and count in cluster c)."""
-
-
-def _fold(per_cluster: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    return per_cluster.group_by(by).agg(
-        n=pl.col("n").sum(),
-        s=pl.col("s").sum(),
-        clusters=pl.len(),
-        s2=(pl.col("s") ** 2).sum(),
-        sn=(pl.col("s") * pl.col("n")).sum(),
-        n2=(pl.col("n") ** 2).sum(),
-    )
-
 
 def per_cluster(chunk: Chunk, df: pl.DataFrame, by: list[str], value: str) -> pl.DataFrame:
     """Sum (``s``) and count (``n``) of ``value`` per group ``by`` and cluster (``_cluster``),
@@ -265,8 +262,7 @@ def _per_cluster_packed(
     kinds = all(df.schema[c].is_integer() or df.schema[c] in (pl.Boolean, pl.String) for c in by)
     if not kinds or df.height == 0 or any(df[c].null_count() for c in columns):
         return None
-    gid = df["game_id"].to_numpy()
-    cluster = gid // chunk.n_players if chunk.rotate else gid
+    cluster = chunk.clusters_of(df["game_id"].to_numpy())
     low = int(cluster.min())
     span = int(cluster.max()) - low + 1
     key, stride, ranges = cluster - low, span, []
@@ -312,7 +308,7 @@ def cluster_moments(
     per_cluster_sums = per_cluster(chunk, df, by, value) if per is None else per
     split = chunk.split_clusters()
     is_split = pl.col("_cluster").is_in(list(split)) if split else pl.lit(False)
-    return _fold(per_cluster_sums.filter(~is_split), by), per_cluster_sums.filter(is_split)
+    return fold(per_cluster_sums.filter(~is_split), by), per_cluster_sums.filter(is_split)
 
 
 def combine_moments(parts: list[tuple[pl.DataFrame, pl.DataFrame]], by: list[str]) -> pl.DataFrame:
@@ -321,7 +317,7 @@ def combine_moments(parts: list[tuple[pl.DataFrame, pl.DataFrame]], by: list[str
     split = [s for _, s in parts if s.height]
     if split:
         joined = pl.concat(split, how="vertical_relaxed").group_by([*by, "_cluster"]).sum()
-        whole.append(_fold(joined, by))
+        whole.append(fold(joined, by))
     if not whole:
         return pl.DataFrame(
             schema={**dict.fromkeys(by, pl.Int64), **dict.fromkeys(MOMENTS, pl.Float64)}
@@ -329,61 +325,20 @@ def combine_moments(parts: list[tuple[pl.DataFrame, pl.DataFrame]], by: list[str
     return pl.concat(whole, how="vertical_relaxed").group_by(by).sum().sort(by)
 
 
-def moments_to_mean(moments: pl.DataFrame, by: list[str], z: float) -> pl.DataFrame:
-    """Mean per group with its cluster-robust standard error and ``z`` interval.
-
-    The variance is ``C/(C-1) * sum_c (S_c - n_c * mean)^2 / N^2`` over the group's clusters;
-    with one observation per cluster it is the usual standard error of a mean.
-    """
-    mean = pl.col("s") / pl.col("n")
-    ss = pl.col("s2") - 2 * mean * pl.col("sn") + mean**2 * pl.col("n2")
-    c = pl.col("clusters")
-    se = pl.when(c > 1).then((ss.clip(lower_bound=0) * c / (c - 1)).sqrt() / pl.col("n"))
-    return (
-        moments.with_columns(mean=mean, se=se)
-        .with_columns(lo=pl.col("mean") - z * pl.col("se"), hi=pl.col("mean") + z * pl.col("se"))
-        .select(
-            *by,
-            pl.col("n").cast(pl.Int64),
-            pl.col("clusters").cast(pl.Int64),
-            "mean",
-            "lo",
-            "hi",
-            "se",
-        )
-        .sort(by)
-    )
-
-
 # ------------------------------------------------------------------ cluster covariance
-
-
-@dataclasses.dataclass(frozen=True)
-class Cross:
-    """Sums over clusters of v_c = (S_c1..S_cG, n_c1..n_cG) and of v_c v_c^T, and the count of
-    clusters: enough for every group mean and their cluster-robust covariance."""
-
-    total: np.ndarray
-    outer: np.ndarray
-    clusters: int
-
-    def __add__(self, other: Cross) -> Cross:
-        return Cross(
-            self.total + other.total, self.outer + other.outer, self.clusters + other.clusters
-        )
 
 
 def _cross(per: pl.DataFrame, group: str, groups: Sequence[Any]) -> Cross:
     k = len(groups)
     if per.height == 0:
-        return Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
+        return Cross.zeros(2 * k)
     codes, rows = np.unique(per["_cluster"].to_numpy(), return_inverse=True)
     col = per[group].replace_strict(list(groups), range(k), return_dtype=pl.Int64).to_numpy()
     cell, size = rows * k + col, len(codes) * k
     s = np.bincount(cell, weights=per["s"].to_numpy(), minlength=size)
     n = np.bincount(cell, weights=per["n"].to_numpy(), minlength=size)
     v = np.hstack([s.reshape(-1, k), n.reshape(-1, k)])
-    return Cross(v.sum(axis=0), v.T @ v, len(codes))
+    return Cross(v.sum(axis=0), gram(v), len(codes))
 
 
 def cluster_cross(
@@ -406,8 +361,7 @@ def combine_cross(
     parts: list[tuple[Cross, pl.DataFrame]], group: str, groups: Sequence[Any]
 ) -> Cross:
     """The whole run's :class:`Cross` from every chunk's :func:`cluster_cross`."""
-    k = len(groups)
-    total = Cross(np.zeros(2 * k), np.zeros((2 * k, 2 * k)), 0)
+    total = Cross.zeros(2 * len(groups))
     for cross, _ in parts:
         total = total + cross
     split = [s for _, s in parts if s.height]
@@ -415,23 +369,6 @@ def combine_cross(
         joined = pl.concat(split, how="vertical_relaxed").group_by(["_cluster", group]).sum()
         total = total + _cross(joined, group, groups)
     return total
-
-
-def mean_covariance(cross: Cross) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Group means, their observation counts, and their cluster-robust covariance matrix
-    ``C/(C-1) * sum_c (S_cg - n_cg m_g)(S_ch - n_ch m_h) / (N_g N_h)``."""
-    k = cross.total.shape[0] // 2
-    s, n = cross.total[:k], cross.total[k:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = s / n
-    o = cross.outer
-    ss, sn, nn = o[:k, :k], o[:k, k:], o[k:, k:]
-    inner = ss - sn * m[None, :] - sn.T * m[:, None] + nn * np.outer(m, m)
-    c = cross.clusters
-    scale = c / (c - 1) if c > 1 else np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = scale * inner / np.outer(n, n)
-    return m, n, cov
 
 
 # ------------------------------------------------------------------ vectors per cluster
@@ -461,13 +398,13 @@ def outer_part(chunk: Chunk, ids: np.ndarray, sums: np.ndarray) -> tuple[Cross, 
     and the raw vectors of the clusters it may share with a neighbour."""
     split = np.isin(ids, np.array(chunk.split_clusters(), dtype=ids.dtype))
     whole = sums[~split]
-    return Cross(whole.sum(axis=0), whole.T @ whole, len(whole)), (ids[split], sums[split])
+    return Cross(whole.sum(axis=0), gram(whole), len(whole)), (ids[split], sums[split])
 
 
 def combine_outer(parts: Sequence[tuple[Cross, tuple]], width: int) -> Cross:
     """The whole run's :class:`Cross` from every chunk's :func:`outer_part` (split clusters
     joined first, so the result is the whole-run computation)."""
-    total = Cross(np.zeros(width), np.zeros((width, width)), 0)
+    total = Cross.zeros(width)
     rest: dict[int, np.ndarray] = {}
     for cross, (ids, sums) in parts:
         total = total + cross
@@ -475,7 +412,7 @@ def combine_outer(parts: Sequence[tuple[Cross, tuple]], width: int) -> Cross:
             rest[i] = rest.get(i, 0) + row
     if rest:
         v = np.array(list(rest.values()))
-        total = total + Cross(v.sum(axis=0), v.T @ v, len(v))
+        total = total + Cross(v.sum(axis=0), gram(v), len(v))
     return total
 
 

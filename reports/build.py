@@ -1,8 +1,9 @@
 """The report of a run: one self-contained HTML page with plots, and a Markdown summary.
 
 A report is a list of :class:`~reports.section.Section` s: the common ones (seats, strategies,
-balance, shared wins, length, convergence), the game's own (its report module's
-``sections(run)``, named by the game's spec) and one per paired variant. Every number comes from
+balance, shared wins, length, convergence), the game's own (its
+:class:`~reports.game.GameReport`'s sections, named by the game's spec) and one per paired
+variant. Every number comes from
 an analysis function in ``reports/``; notebooks call the same functions. This module only reads:
 the CLI opens the run and its variants, plays missing variants with ``simulate``, and writes
 the page this module renders.
@@ -14,7 +15,6 @@ import base64
 import html
 import json
 from collections.abc import Sequence
-from types import ModuleType
 
 import numpy as np
 import polars as pl
@@ -22,6 +22,7 @@ import polars as pl
 from reports import common, compare, plots, ratings
 from reports import robustness as robust
 from reports.aggregate import Mapper, prefetch
+from reports.game import GameReport
 from reports.measure import features_partial, measure_run
 from reports.metrics import Estimate
 from reports.section import Section, ci_text, rows_of
@@ -54,7 +55,7 @@ def length_table(length: pl.DataFrame, most: int = 25) -> pl.DataFrame:
 
 
 def headline(
-    run: RunData, precision: float | None = None, game: ModuleType | None = None
+    run: RunData, precision: float | None = None, game: GameReport | None = None
 ) -> Section:
     """The first table of every report: the balance answers, each with its interval and n.
 
@@ -159,7 +160,7 @@ def num_ci(e: Estimate) -> str:
 
 
 def common_sections(
-    run: RunData, precision: float | None = None, game: ModuleType | None = None
+    run: RunData, precision: float | None = None, game: GameReport | None = None
 ) -> list[Section]:
     """The sections every game's report has (after the game's own come the variants)."""
     seats = common.seat_win_share(run)
@@ -371,7 +372,7 @@ def variant_sections(run: RunData, variants: Sequence[tuple[RunData, str]]) -> l
 
 def build_sections(
     run: RunData,
-    game: ModuleType | None = None,
+    game: GameReport | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
     precision: float | None = None,
 ) -> list[Section]:
@@ -388,7 +389,7 @@ def build_sections(
                 key="left-out",
             )
         )
-    if game is not None and hasattr(game, "progress"):
+    if game is not None and game.progress is not None:
         sections.append(decisiveness_section(run, game.progress))
     own = game.sections(run) if game is not None else []
     return sections + own + variant_sections(run, variants)
@@ -497,7 +498,7 @@ def render_markdown(
 
 def report(
     run: RunData,
-    game: ModuleType | None = None,
+    game: GameReport | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
     mapper: Mapper | None = None,
     precision: float | None = None,
@@ -505,8 +506,8 @@ def report(
 ) -> tuple[str, str]:
     """The run's report as (HTML, Markdown) text.
 
-    ``game`` is the game's report module: its ``sections(run)``, and its ``partials(run)`` (the
-    analyses those sections read) if it has them. Every partial of the common and the game's
+    ``game`` is the game's report: its sections, the analyses they read and its decisiveness
+    progress. Every partial of the common and the game's
     sections is computed in one pass over the run's chunks before the sections are built.
     ``robustness``: the run's companion with stronger bots (``simulate.robustness``) or
     ``None`` and why not, for the section :mod:`reports.robustness` writes; ``None``: no
@@ -518,10 +519,10 @@ def report(
     feats = [f for r in compare.headline_refs([run], game) for f in r.features]
     wanted.append(features_partial(feats))
     own = game is not None and not logs_some_tables(run)
-    if own and hasattr(game, "partials"):
+    if own:
         wanted += game.partials(run)
-    if own and hasattr(game, "progress"):
-        wanted.append(common.decisiveness_partial(game.progress))
+        if game.progress is not None:
+            wanted.append(common.decisiveness_partial(game.progress))
     checked = robustness is not None and robustness[0] is not None
     if checked:
         wanted.append(robust.partial(run, game))

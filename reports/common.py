@@ -28,13 +28,12 @@ from reports.aggregate import (
     combine_cross,
     combine_moments,
     concat_sum,
-    mean_covariance,
-    moments_to_mean,
     per_cluster,
     run_one,
 )
+from reports.models.clustered import clustered_mean, difference, means_covariance, moments_to_mean
 from reports.source import RunData
-from reports.stats import Z95, clustered_mean, with_wilson
+from reports.stats import Z95, with_wilson
 
 Frame = Callable[[Chunk], pl.DataFrame]
 
@@ -99,7 +98,7 @@ def _moments_map(chunk: Chunk, frame: Frame, by: Sequence[str], value: str):
 
 
 def _moments_reduce(parts, frame: Frame, by: Sequence[str], value: str) -> pl.DataFrame:
-    return moments_to_mean(combine_moments(parts, list(by)), list(by), Z95)
+    return moments_to_mean(combine_moments(parts, list(by)), list(by))
 
 
 def clustered(name: str, frame: Frame, by: Sequence[str], value: str = "share") -> Partial:
@@ -150,7 +149,7 @@ def _seat_cross_map(chunk: Chunk, seats: tuple[int, ...]):
 
 
 def _seat_cross_reduce(parts, seats: tuple[int, ...]):
-    return mean_covariance(combine_cross(parts, "seat", seats))
+    return means_covariance(combine_cross(parts, "seat", seats))
 
 
 def balance_partial(run: RunData) -> Partial:
@@ -169,13 +168,9 @@ def seat_balance(run: RunData, mapper: Mapper | None = None) -> dict[str, float]
     ``share_s - share_0`` (chi-square, P-1 degrees of freedom).
     """
     seats = tuple(range(run.n_players))
-    m, _, cov = run_one(
-        run, Partial("balance", _seat_cross_map, _seat_cross_reduce, (seats,)), mapper
-    )
+    m, _, cov = run_one(run, balance_partial(run), mapper)
     hi, lo = int(np.argmax(m)), int(np.argmin(m))
-    gap = float(m[hi] - m[lo])
-    var = float(cov[hi, hi] + cov[lo, lo] - 2 * cov[hi, lo])
-    se = math.sqrt(max(var, 0.0))
+    gap, se = difference(m, cov, hi, lo)
     contrast = np.zeros((len(seats) - 1, len(seats)))
     contrast[:, 0] = -1
     contrast[np.arange(len(seats) - 1), np.arange(1, len(seats))] = 1
@@ -257,7 +252,7 @@ def _prefix_reduce(parts, grid: tuple[int, ...]) -> pl.DataFrame:
         use = [whole for stop, whole, _ in parts if stop <= n]
         use += [cuts[n] for _, _, cuts in parts if n in cuts]
         if use:
-            df = moments_to_mean(combine_moments(use, ["seat"]), ["seat"], Z95)
+            df = moments_to_mean(combine_moments(use, ["seat"]), ["seat"])
             frames.append(df.with_columns(games=pl.lit(n)))
     return pl.concat(frames).with_columns(half_width=(pl.col("hi") - pl.col("lo")) / 2)
 

@@ -8,7 +8,6 @@ would have. Intervals are cluster-robust 95% intervals of the mean paired differ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import ModuleType
 
 import polars as pl
 
@@ -19,16 +18,16 @@ from reports.aggregate import (
     cluster_moments,
     combine_moments,
     concat_sum,
-    moments_to_mean,
     read_range,
     run_all,
 )
 from reports.common import share_expr, share_frame
+from reports.game import GameReport
 from reports.measure import differences as metric_differences
 from reports.measure import measure_run
 from reports.metrics import SHARED, Context, Ref, catalogue, expand
+from reports.models.clustered import moments_to_mean
 from reports.source import RunData
-from reports.stats import Z95
 
 
 def changed_rules(base: RunData, variant: RunData) -> dict[str, tuple]:
@@ -71,7 +70,7 @@ def _change_map(chunk: Chunk, base: RunData, by: str):
 
 
 def _change_reduce(parts, base: RunData, by: str) -> pl.DataFrame:
-    return moments_to_mean(combine_moments(parts, [by]), [by], Z95)
+    return moments_to_mean(combine_moments(parts, [by]), [by])
 
 
 def paired_by(
@@ -116,18 +115,18 @@ HEADLINE = ("seat_share", "balance", "first_share", "shared", "capped", "length"
 """The shared metrics compared between runs (each game adds its own mean metrics)."""
 
 
-def headline_refs(runs: Sequence[RunData], module: ModuleType | None = None) -> list[Ref]:
+def headline_refs(runs: Sequence[RunData], report: GameReport | None = None) -> list[Ref]:
     """The headline metrics every run can be measured on: the shared ones, then the game's
     own metrics computed game by game (its model-based ones have their report sections)."""
-    contexts = [Context.of(r, module) for r in runs]
-    own = [m.name for m in catalogue(module) if m.is_mean and m not in SHARED]
+    contexts = [Context.of(r, report) for r in runs]
+    own = [m.name for m in catalogue(report) if m.is_mean and m not in SHARED]
     names = [*HEADLINE, *own]
     refs = expand(contexts[0], names, strict=False)
     return [r for r in refs if all(r.metric.why_not(c) is None for c in contexts[1:])]
 
 
 def compare_runs(
-    runs: list[RunData], mapper: Mapper | None = None, module: ModuleType | None = None
+    runs: list[RunData], mapper: Mapper | None = None, report: GameReport | None = None
 ) -> pl.DataFrame:
     """The headline metrics of every run (:mod:`reports.metrics`) and each one's difference
     from the first run's, with 95% intervals: paired game by game when the runs played the
@@ -136,7 +135,7 @@ def compare_runs(
     if len({r.game for r in runs}) != 1:
         raise ValueError("runs of different games cannot be compared")
     base = runs[0]
-    refs = [headline_refs([r], module) for r in runs]  # seats differ with the player count
+    refs = [headline_refs([r], report) for r in runs]  # seats differ with the player count
     measured = [measure_run(r, rs, mapper) for r, rs in zip(runs, refs, strict=True)]
     out = []
     for k, (run, est) in enumerate(zip(runs, measured, strict=True)):

@@ -18,6 +18,7 @@ import polars as pl
 from reports import plots
 from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
 from reports.common import clustered, share_frame
+from reports.game import FirstMover, GameReport
 from reports.metrics import Feature, Metric, Ranking
 from reports.section import Section
 from reports.source import RunData
@@ -227,16 +228,12 @@ def progress(chunk: Chunk) -> pl.DataFrame:
 # ------------------------------------------------------------------ metrics (reports.metrics)
 
 
-def first_mover(chunk: Chunk) -> pl.DataFrame:
+def first_seats(chunk: Chunk) -> pl.DataFrame:
     """Per game: ``first_seat``, the seat that started with the figure (``games.first_holder``),
     for the shared ``first_share`` metric."""
     return chunk.table("games", ["game_id", "first_holder"]).select(
         "game_id", first_seat="first_holder"
     )
-
-
-FIRST_MOVER_TABLES = ("games",)
-"""The tables :func:`first_mover` reads."""
 
 
 def figure_features(chunk: Chunk) -> pl.DataFrame:
@@ -381,3 +378,14 @@ def option_uses(chunk: Chunk, options: tuple[str, ...]) -> pl.DataFrame:
         .group_by("game_id", "seat", "option")
         .agg(uses=pl.len())
     )
+
+
+REPORT = GameReport(
+    sections=sections,
+    partials=partials,
+    progress=progress,
+    metrics=METRICS,
+    ranking=RANKING,
+    first_mover=FirstMover(first_seats, ("games",)),
+    option_uses=option_uses,
+)

@@ -19,7 +19,6 @@ import polars as pl
 
 from reports.aggregate import (
     Chunk,
-    Cross,
     Mapper,
     Partial,
     chunks,
@@ -30,6 +29,7 @@ from reports.aggregate import (
     run_all,
 )
 from reports.metrics import Estimate, Feature, Ref, tables_for
+from reports.models.clustered import Cross, means_covariance
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -62,10 +62,9 @@ def chunk_features(chunk: Chunk, features: Sequence[Feature]) -> Features:
     """A chunk's per-cluster feature sums."""
     df = feature_frame(chunk, features)
     names = tuple(c for c in df.columns if c != "game_id")
-    gid = df["game_id"].to_numpy()
-    ids = gid // chunk.n_players if chunk.rotate else gid
+    ids = chunk.clusters_of(df["game_id"].to_numpy())
     values = np.column_stack(
-        [df[c].cast(pl.Float64).to_numpy() for c in names] + [np.ones(len(gid))]
+        [df[c].cast(pl.Float64).to_numpy() for c in names] + [np.ones(len(ids))]
     )
     clusters, sums = cluster_sums(ids, values)
     return Features(names, clusters, sums[:, :-1], sums[:, -1])
@@ -93,29 +92,6 @@ def _features_reduce(parts, features: tuple[Feature, ...]):
 def features_partial(features: Sequence[Feature]) -> Partial:
     """The one-pass step of :func:`measure_run` (also in a report's prefetch)."""
     return Partial("features", folded, _features_reduce, (tuple(dict.fromkeys(features)),))
-
-
-def means_covariance(
-    cross: Cross, blocks: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Feature means and their cluster-robust covariance from a :class:`Cross` of vectors
-    ``(S_1 .. S_k, n_1 .. n_b)``: feature ``f``'s mean is ``S_f / n_{blocks[f]}`` (``b``
-    counts: one per run compared). Returns the means, the count of each feature's block and
-    ``C/(C-1) * sum_c r_cf r_cg / (N_f N_g)`` with ``r_cf = S_cf - n_{c,b(f)} m_f``."""
-    k = len(blocks)
-    b = np.asarray(blocks)
-    t, o = cross.total, cross.outer
-    n = t[k + b]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = t[:k] / n
-        ss = o[:k, :k]
-        sn = o[:k, k + b]  # sum_c S_cf n_{c,b(g)}
-        nn = o[np.ix_(k + b, k + b)]
-        inner = ss - sn * m[None, :] - sn.T * m[:, None] + nn * np.outer(m, m)
-        c = cross.clusters
-        scale = c / (c - 1) if c > 1 else np.nan
-        cov = scale * inner / np.outer(n, n)
-    return m, n, cov
 
 
 def gradient(fn: Callable[[np.ndarray], float], m: np.ndarray) -> np.ndarray:

@@ -17,8 +17,9 @@ a study's workers compute the sums where the rows are (:func:`measure_tables`).
 surplus, Table Battles' rating correlation) with that analysis's own interval; runs are
 compared with independent intervals.
 
-The shared metrics are :data:`SHARED`; each game's report module adds its own in ``METRICS``
-(and names the player who moved first in ``first_mover(chunk)`` for ``first_share``).
+The shared metrics are :data:`SHARED`; each game's report adds its own
+(:attr:`reports.game.GameReport.metrics`) and names the player who moved first
+(:attr:`~reports.game.GameReport.first_mover`) for ``first_share``.
 :func:`catalogue` lists what a game offers; :func:`resolve` turns ``seat_share[2]`` into a
 :class:`Ref` for a configuration, refusing unknown names in one line.
 """
@@ -28,8 +29,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -40,6 +40,9 @@ from reports.aggregate import (
 )
 from reports.source import RunData
 from reports.stats import Z95
+
+if TYPE_CHECKING:
+    from reports.game import GameReport
 
 
 class MetricError(ValueError):
@@ -104,18 +107,18 @@ class Context:
     """The lineup's strategy labels (as the players table writes them), each once."""
     columns: Mapping[str, tuple[str, ...]]
     """The columns of every table the run logs."""
-    module: ModuleType | None = None
-    """The game's report module (its ``METRICS`` and ``first_mover``)."""
+    report: GameReport | None = None
+    """The game's report (its own metrics and who moved first)."""
 
     @classmethod
-    def of(cls, run: RunData, module: ModuleType | None = None) -> Context:
+    def of(cls, run: RunData, report: GameReport | None = None) -> Context:
         tables = run.manifest["tables"]
         return cls(
             run.game,
             run.n_players,
             tuple(run.manifest["strategies"]),
             {t: tuple(c["name"] for c in d["columns"]) for t, d in tables.items()},
-            module,
+            report,
         )
 
 
@@ -197,7 +200,7 @@ class Ref:
 @dataclasses.dataclass(frozen=True)
 class Ranking:
     """A game's strength measure of its items (cards, genes, dinos, traits): what its report
-    ranks as strongest and weakest, declared in the report module's ``RANKING``.
+    ranks as strongest and weakest (:attr:`reports.game.GameReport.ranking`).
     ``table(run, mapper)`` gives one row per item measured: ``name``, ``value``, ``lo``,
     ``hi`` (95%), from the report's own analysis."""
 
@@ -214,9 +217,9 @@ class Ranking:
 class Claim:
     """A headline conclusion of a game's report read off one metric: on which side of
     ``reference`` the metric's 95% interval lies, in words (``{arg}`` stands for a family's
-    argument: every argument is a claim). Declared in the report module's ``CLAIMS``; the
-    report's robustness check (:mod:`reports.robustness`) re-measures each with stronger
-    bots."""
+    argument: every argument is a claim). Declared in the game's report
+    (:attr:`reports.game.GameReport.claims`); the report's robustness check
+    (:mod:`reports.robustness`) re-measures each with stronger bots."""
 
     metric: str
     """A metric of the game's catalogue (a family's bare name: every argument)."""
@@ -375,14 +378,19 @@ def _gap(m: Mapping[str, float], _arg: str | None) -> float:
 
 
 def _no_first(ctx: Context) -> str | None:
-    if ctx.module is None or not hasattr(ctx.module, "first_mover"):
+    if ctx.report is None or ctx.report.first_mover is None:
         return f"{ctx.game}'s logs do not name the player who moved first"
     return None
 
 
 def _first_features(ctx: Context, _arg: str | None) -> list[Feature]:
-    assert ctx.module is not None
-    return [Feature(first_features, (ctx.module.first_mover,))]
+    assert ctx.report is not None and ctx.report.first_mover is not None
+    return [Feature(first_features, (ctx.report.first_mover.rows,))]
+
+
+def _first_tables(ctx: Context) -> tuple[str, ...]:
+    first = ctx.report.first_mover if ctx.report is not None else None
+    return first.tables if first is not None else ()
 
 
 def _mean_of(column: str) -> Formula:
@@ -429,7 +437,7 @@ SHARED: tuple[Metric, ...] = (
         features=_first_features,
         formula=_mean_of("first"),
         unavailable=_no_first,
-        more_tables=lambda ctx: tuple(getattr(ctx.module, "FIRST_MOVER_TABLES", ())),
+        more_tables=_first_tables,
     ),
     Metric(
         "length",
@@ -488,13 +496,10 @@ SHARED: tuple[Metric, ...] = (
 # ------------------------------------------------------------------ the catalogue
 
 
-def catalogue(module: ModuleType | None = None) -> list[Metric]:
-    """Every metric of a game: the shared ones, then its report module's ``METRICS``."""
-    own = list(getattr(module, "METRICS", ())) if module is not None else []
-    names = [m.name for m in SHARED] + [m.name for m in own]
-    if len(set(names)) != len(names):
-        raise TypeError(f"metric names must be unique, got {names}")
-    return [*SHARED, *own]
+def catalogue(report: GameReport | None = None) -> list[Metric]:
+    """Every metric of a game: the shared ones, then its report's own (their names are
+    unique: :class:`~reports.game.GameReport` checks)."""
+    return [*SHARED, *(report.metrics if report is not None else ())]
 
 
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[(.*)\])?\s*$")
@@ -504,7 +509,7 @@ def resolve(name: str, ctx: Context) -> Ref:
     """The metric ``name`` (``balance``, ``seat_share[2]``) for a configuration; one-line
     :class:`MetricError` for an unknown name or argument, or one it cannot measure."""
     found = _NAME.match(name)
-    metrics = {m.name: m for m in catalogue(ctx.module)}
+    metrics = {m.name: m for m in catalogue(ctx.report)}
     if not found or found.group(1) not in metrics:
         known = ", ".join(m.usage for m in metrics.values())
         raise MetricError(f"unknown metric '{name.strip()}' for {ctx.game} (known: {known})")
@@ -530,7 +535,7 @@ def expand(ctx: Context, names: Sequence[str] | None = None, strict: bool = True
     metric this configuration can measure. A named metric it cannot measure is refused, or
     left out when not ``strict``."""
     out: list[Ref] = []
-    for metric in catalogue(ctx.module):
+    for metric in catalogue(ctx.report):
         if names is not None and metric.name not in names:
             continue
         if (why := metric.why_not(ctx)) is not None:
@@ -542,7 +547,7 @@ def expand(ctx: Context, names: Sequence[str] | None = None, strict: bool = True
     for name in names or ():
         if _NAME.match(name) and "[" in name:
             out.append(resolve(name, ctx))
-        elif name not in {m.name for m in catalogue(ctx.module)}:
+        elif name not in {m.name for m in catalogue(ctx.report)}:
             resolve(name, ctx)  # raises, naming the known metrics
     return list({r.name: r for r in out}.values())
 

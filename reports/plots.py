@@ -15,10 +15,15 @@ COLOR = "#2b6f77"
 ACCENT = "#c8553d"
 
 
-def _png(fig) -> bytes:
+def png(fig, *, crop: bool = False) -> bytes:
+    """A figure as PNG bytes (110 dpi), closed after: laid out tight, or with ``crop`` cut to
+    what it draws (a figure that places its legend outside its axes)."""
     buf = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buf, format="png", dpi=110)
+    if crop:
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    else:
+        fig.tight_layout()
+        fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     return buf.getvalue()
 
@@ -48,7 +53,7 @@ def bars_with_ci(
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def convergence(df: pl.DataFrame, *, fair: float) -> bytes:
@@ -66,7 +71,7 @@ def convergence(df: pl.DataFrame, *, fair: float) -> bytes:
     ax.set_title("Convergence of seat win shares (95% bands)")
     ax.legend(fontsize=8, ncol=3)
     ax.grid(alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def ranked_cards(df: pl.DataFrame) -> bytes:
@@ -82,7 +87,7 @@ def ranked_cards(df: pl.DataFrame) -> bytes:
     ax.set_title("Card strength ranking")
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> bytes:
@@ -99,10 +104,7 @@ def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> byt
     ax.set_title(title)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=2, frameon=False)
     fig.subplots_adjust(bottom=0.5)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return png(fig, crop=True)
 
 
 def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) -> bytes:
@@ -111,7 +113,7 @@ def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) 
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("games")
-    return _png(fig)
+    return png(fig)
 
 
 def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
@@ -134,7 +136,7 @@ def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
     axes.flat[0].legend(fontsize=7)
     fig.supxlabel("round (auction)")
     fig.supylabel("points, relative to the average gene")
-    return _png(fig)
+    return png(fig)
 
 
 def forest(df: pl.DataFrame, *, title: str, xlabel: str, value: str, lo: str, hi: str) -> bytes:
@@ -149,7 +151,7 @@ def forest(df: pl.DataFrame, *, title: str, xlabel: str, value: str, lo: str, hi
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def lead_histogram(df: pl.DataFrame) -> bytes:
@@ -161,7 +163,7 @@ def lead_histogram(df: pl.DataFrame) -> bytes:
     ax.set_ylabel("games")
     ax.set_title("When games were decided (outright wins)")
     ax.grid(axis="y", alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def comparison(df: pl.DataFrame) -> bytes:
@@ -180,4 +182,4 @@ def comparison(df: pl.DataFrame) -> bytes:
         ax.set_title(name, fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle("Difference from run 0 (95% intervals)")
-    return _png(fig)
+    return png(fig)

@@ -31,6 +31,7 @@ from scipy.optimize import minimize
 
 from reports.aggregate import Chunk, Mapper, Partial, concat_sum, run_one
 from reports.common import share_frame
+from reports.models.clustered import sandwich
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -144,7 +145,7 @@ def _clusters_map(chunk: Chunk) -> tuple[dict, dict]:
     strategies). Clusters a chunk boundary may split are returned raw, to be joined.
     """
     labels, gid, counts, wins, code = chunk.derived(_games)
-    cluster = gid // chunk.n_players if chunk.rotate else gid
+    cluster = chunk.clusters_of(gid)
     if len(cluster) == 0:
         return {}, {}
     starts = np.flatnonzero(np.r_[True, cluster[1:] != cluster[:-1]])
@@ -267,9 +268,7 @@ def rate(runs: Sequence[RunData], mapper: Mapper | None = None) -> pl.DataFrame:
     # Fix the last strength (the model is identified up to a constant), then centre.
     k = len(labels)
     bread = _bread(theta, m, games)[:-1, :-1]
-    inv = np.linalg.inv(bread)
-    scale = clusters / (clusters - 1) if clusters > 1 else np.nan
-    cov_free = scale * inv @ meat[:-1, :-1] @ inv
+    cov_free = sandwich(np.linalg.inv(bread), meat[:-1, :-1], clusters)
     lift = np.vstack([np.eye(k - 1), np.zeros((1, k - 1))])
     centre = np.eye(k) - 1 / k
     cov = centre @ lift @ cov_free @ lift.T @ centre.T

@@ -23,12 +23,13 @@ the same position's win share in the baseline's game ``g``, and ``D_g = R_g - B_
 *restricted*, *baseline*: the means of ``R_g`` and ``B_g`` over the games (the baseline's is
 ``1/P`` up to noise, every seat playing the same bot). *change*: the mean of ``D_g``, each game
 one observation, with a cluster-robust 95% interval (the ``P`` rotated games of a deal form
-one cluster; see :func:`reports.aggregate.moments_to_mean`). *worth* ``= -change``, in points
+one cluster; see :func:`reports.models.clustered.moments_to_mean`). *worth* ``= -change``, in points
 of win share (percentage points): what the bot loses when it may not use the option.
 
-*used* (where the game's report module can tell from the logs, through its optional
-``option_uses(chunk, options)``): the share of the baseline's games in which position 0 used
-the option at least once, and its mean uses per game.
+*used* (where the game's report can tell from the logs, through its optional
+``option_uses(chunk, options)``: :class:`reports.game.GameReport`): the share of the
+baseline's games in which position 0 used the option at least once, and its mean uses per
+game.
 
 Every analysis maps over the restricted run's chunks (joined with the same games of the
 baseline, whatever its chunking), so memory does not grow with the number of games.
@@ -36,8 +37,7 @@ baseline, whatever its chunking), so memory does not grow with the number of gam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from types import ModuleType
+from collections.abc import Callable, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -51,14 +51,14 @@ from reports.aggregate import (
     cluster_moments,
     combine_moments,
     concat_sum,
-    moments_to_mean,
     read_range,
     run_all,
 )
 from reports.common import share_expr
+from reports.game import GameReport
+from reports.models.clustered import moments_to_mean
 from reports.section import Section
 from reports.source import RunData
-from reports.stats import Z95
 
 PAIRED_KEYS = ("game", "n_players", "rotate", "seed", "games", "params", "data_digest")
 """Configuration keys a restricted run shares with its baseline (only the lineup differs)."""
@@ -150,7 +150,7 @@ def _worth_map(chunk: Chunk, baseline: RunData):
 
 
 def _worth_reduce(parts, baseline: RunData) -> pl.DataFrame:
-    return moments_to_mean(combine_moments(parts, ["what"]), ["what"], Z95)
+    return moments_to_mean(combine_moments(parts, ["what"]), ["what"])
 
 
 def worth_partial(baseline: RunData) -> Partial:
@@ -158,8 +158,12 @@ def worth_partial(baseline: RunData) -> Partial:
     return Partial("restricted_worth", _worth_map, _worth_reduce, (baseline,))
 
 
-def _uses_map(chunk: Chunk, game: ModuleType, options: tuple[str, ...]) -> pl.DataFrame:
-    uses = game.option_uses(chunk, options)
+OptionUses = Callable[[Chunk, tuple[str, ...]], pl.DataFrame]
+"""A game's :attr:`~reports.game.GameReport.option_uses`."""
+
+
+def _uses_map(chunk: Chunk, uses_of: OptionUses, options: tuple[str, ...]) -> pl.DataFrame:
+    uses = uses_of(chunk, options)
     seat = position0_seat(chunk.n_players, chunk.rotate)
     return (
         uses.filter(pl.col("seat").cast(pl.Int64) == seat)
@@ -168,7 +172,7 @@ def _uses_map(chunk: Chunk, game: ModuleType, options: tuple[str, ...]) -> pl.Da
     )
 
 
-def _uses_reduce(parts, game: ModuleType, options: tuple[str, ...]) -> pl.DataFrame:
+def _uses_reduce(parts, uses_of: OptionUses, options: tuple[str, ...]) -> pl.DataFrame:
     df = concat_sum(parts, ["option"])
     if df.height == 0:
         return pl.DataFrame(schema={"option": pl.String, "games_used": pl.Int64, "uses": pl.Int64})
@@ -176,14 +180,14 @@ def _uses_reduce(parts, game: ModuleType, options: tuple[str, ...]) -> pl.DataFr
 
 
 def option_use(
-    baseline: RunData, game: ModuleType | None, options: Sequence[str], mapper=None
+    baseline: RunData, game: GameReport | None, options: Sequence[str], mapper=None
 ) -> pl.DataFrame | None:
     """How often the baseline's position 0 used each option: ``used`` (share of games with a
-    use) and ``uses_per_game``; ``None`` when the game's report module cannot tell (it has no
+    use) and ``uses_per_game``; ``None`` when the game's report cannot tell (it has no
     ``option_uses``). Options it cannot measure from the logs are left out."""
-    if game is None or not hasattr(game, "option_uses"):
+    if game is None or game.option_uses is None:
         return None
-    p = Partial("option_uses", _uses_map, _uses_reduce, (game, tuple(options)))
+    p = Partial("option_uses", _uses_map, _uses_reduce, (game.option_uses, tuple(options)))
     df = run_all(baseline, [p], mapper)[p]
     n = baseline.games_logged
     return df.select(
@@ -211,7 +215,7 @@ def reading(change: float, lo: float, hi: float) -> str:
 def restricted_play(
     baseline: RunData,
     runs: Sequence[tuple[str, RunData]],
-    game: ModuleType | None = None,
+    game: GameReport | None = None,
     mapper: Mapper | None = None,
 ) -> pl.DataFrame:
     """One row per option (``runs``: each option with its restricted run): games, the
@@ -290,7 +294,7 @@ def forest(table: pl.DataFrame) -> bytes:
     ax.set_title("Restricted play: win share without each option")
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="x", alpha=0.3)
-    return plots._png(fig)
+    return plots.png(fig)
 
 
 def config_rows(baseline: RunData, strategy: str, options: Sequence[str]) -> pl.DataFrame:

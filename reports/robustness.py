@@ -13,11 +13,11 @@ The conclusions
 - *Seats*: the first mover's win share (``first_share``; ``seat_share[0]`` when the game does
   not name a first mover) against the fair ``1/P``, and the test of equal seats (the report's
   Wald test, p < 0.05), with the largest gap between seats (``seat_gap``) as its figure.
-- *The game's own claims* (its report module's ``CLAIMS``, :class:`reports.metrics.Claim`): a
+- *The game's own claims* (its report's ``claims``, :class:`reports.metrics.Claim`): a
   metric's side of a reference (Table Battles' ``rating_spearman`` against 0, Origin of Species'
   ``carnivore_points`` against one half, EVO's ``surplus[GENE]`` and ``max_surplus`` against 0).
 - *The strongest and the weakest three* items by the game's own strength measure (its
-  ``RANKING``, :class:`reports.metrics.Ranking`: DKD's cards by round win rate, EVO's genes by
+  ``ranking``, :class:`reports.metrics.Ranking`: DKD's cards by round win rate, EVO's genes by
   surplus, Table Battles' dinos by simulated value, Origin of Species' traits by card value).
 
 Verdict rules
@@ -49,10 +49,8 @@ of the three stay; the items that left are named with their companion rank and f
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 from collections.abc import Sequence
-from types import ModuleType
 
 import matplotlib
 
@@ -61,8 +59,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from reports import common
+from reports import common, plots
 from reports.aggregate import Mapper, Partial
+from reports.game import GameReport
 from reports.measure import Difference, differences, features_partial, measure_run
 from reports.metrics import Claim, Context, Estimate, MetricError, Ranking, Ref, expand, resolve
 from reports.section import Section
@@ -241,32 +240,32 @@ def _ordinal(n: int) -> str:
 # ------------------------------------------------------------------ the conclusions of a run
 
 
-def seat_metric(run: RunData, module: ModuleType | None) -> str:
+def seat_metric(run: RunData, report: GameReport | None) -> str:
     """The first mover's share if the game names one, else seat 0's (as the headline)."""
-    ctx = Context.of(run, module)
+    ctx = Context.of(run, report)
     names = [r.name for r in expand(ctx, ["first_share"], strict=False)]
     return "first_share" if names else "seat_share[0]"
 
 
-def refs(run: RunData, module: ModuleType | None) -> list[Ref]:
+def refs(run: RunData, report: GameReport | None) -> list[Ref]:
     """The metrics the check measures on both runs: the seat figures, then the claims."""
-    ctx = Context.of(run, module)
-    out = [resolve(seat_metric(run, module), ctx), resolve("seat_gap", ctx)]
-    for claim in getattr(module, "CLAIMS", ()):
+    ctx = Context.of(run, report)
+    out = [resolve(seat_metric(run, report), ctx), resolve("seat_gap", ctx)]
+    for claim in report.claims if report is not None else ():
         out += expand(ctx, [claim.metric], strict=False)
     return out
 
 
-def partial(run: RunData, module: ModuleType | None) -> Partial:
+def partial(run: RunData, report: GameReport | None) -> Partial:
     """The run's side of :func:`refs`' mean metrics, for the report's one pass."""
-    return features_partial([f for r in refs(run, module) if r.metric.is_mean for f in r.features])
+    return features_partial([f for r in refs(run, report) if r.metric.is_mean for f in r.features])
 
 
 def conclusions(
-    run: RunData, companion: RunData, module: ModuleType | None, mapper: Mapper | None = None
+    run: RunData, companion: RunData, report: GameReport | None, mapper: Mapper | None = None
 ) -> list[Verdict]:
     """Every headline conclusion of ``run`` re-measured on ``companion`` (see the module)."""
-    rs = refs(run, module)
+    rs = refs(run, report)
     ea = measure_run(run, rs, mapper)
     eb = _measure(companion, rs, mapper)
     diffs = differences(run, companion, rs, mapper, known=(ea, eb))
@@ -285,11 +284,11 @@ def conclusions(
         ),
         _seats(run, companion, ea["seat_gap"], eb["seat_gap"], diffs["seat_gap"], mapper),
     ]
-    for claim in getattr(module, "CLAIMS", ()):
+    for claim in report.claims if report is not None else ():
         for r in rs:
             if r.metric.name == claim.metric:
                 out.append(_claim(claim, r, ea[r.name], eb[r.name], diffs[r.name]))
-    ranking: Ranking | None = getattr(module, "RANKING", None)
+    ranking = report.ranking if report is not None else None
     if ranking is not None and run.config.get("tables") is None:  # it reads every table
         out += _rankings(ranking, run, companion, mapper)
     return out
@@ -385,7 +384,7 @@ def bot_label(companion: RunData) -> str:
 
 def section(
     run: RunData,
-    module: ModuleType | None,
+    report: GameReport | None,
     companion: RunData | None,
     why_not: str = "",
     mapper: Mapper | None = None,
@@ -395,7 +394,7 @@ def section(
     title = "Robustness: with stronger bots"
     if companion is None:
         return Section(title, f"Not measured: {why_not}.", key="robustness")
-    verdicts = conclusions(run, companion, module, mapper)
+    verdicts = conclusions(run, companion, report, mapper)
     held = sum(v.holds is True for v in verdicts)
     changed = [v.conclusion.split(":")[0] for v in verdicts if v.holds is False]
     bot = bot_label(companion)
@@ -459,8 +458,4 @@ def plot(verdicts: Sequence[Verdict], bot: str = "stronger bots") -> bytes | Non
         f"As reported and with stronger bots ({bot} in every seat; 95% intervals; % for shares)",
         fontsize=9,
     )
-    buf = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
+    return plots.png(fig)

@@ -1,4 +1,7 @@
-"""Confidence intervals: Wilson for proportions, cluster-robust for means of game outcomes."""
+"""Intervals of proportions (Wilson), the 95% normal quantile, p-values as people read them.
+
+Cluster-robust means and sandwich variances are :mod:`reports.models.clustered`'s.
+"""
 
 from __future__ import annotations
 
@@ -33,45 +36,6 @@ def with_wilson(df: pl.DataFrame, k: str, n: str, rate: str) -> pl.DataFrame:
         (pl.col(k) / pl.col(n)).alias(rate),
         lo=pl.Series(lo, dtype=pl.Float64),
         hi=pl.Series(hi, dtype=pl.Float64),
-    )
-
-
-def clustered_mean(lf: pl.LazyFrame, by: list[str], value: str, cluster: pl.Expr) -> pl.DataFrame:
-    """Mean of ``value`` per group ``by`` with a cluster-robust 95% interval.
-
-    Observations in one cluster (games that share a deal) are not independent; the variance is
-    the sandwich estimator ``C/(C-1) * sum_c (S_c - n_c * mean)^2 / N^2`` over clusters ``c``
-    with sums ``S_c`` and sizes ``n_c``. With one observation per cluster it is the usual
-    standard error of a mean.
-    """
-    per_cluster = (
-        lf.with_columns(_cluster=cluster)
-        .group_by([*by, "_cluster"])
-        .agg(s=pl.col(value).cast(pl.Float64).sum(), n=pl.len().cast(pl.Float64))
-    )
-    df = (
-        per_cluster.group_by(by)
-        .agg(
-            n=pl.col("n").sum(),
-            s=pl.col("s").sum(),
-            clusters=pl.len(),
-            s2=(pl.col("s") ** 2).sum(),
-            sn=(pl.col("s") * pl.col("n")).sum(),
-            n2=(pl.col("n") ** 2).sum(),
-        )
-        .collect(engine="streaming")
-    )
-    mean = pl.col("s") / pl.col("n")
-    ss = pl.col("s2") - 2 * mean * pl.col("sn") + mean**2 * pl.col("n2")
-    c = pl.col("clusters")
-    se = pl.when(c > 1).then((ss.clip(lower_bound=0) * c / (c - 1)).sqrt() / pl.col("n"))
-    return (
-        df.with_columns(mean=mean, se=se)
-        .with_columns(
-            lo=pl.col("mean") - Z95 * pl.col("se"), hi=pl.col("mean") + Z95 * pl.col("se")
-        )
-        .select([*by, pl.col("n").cast(pl.Int64), "clusters", "mean", "lo", "hi", "se"])
-        .sort(by)
     )
 
 

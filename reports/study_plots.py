@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from reports.plots import ACCENT, COLOR, _png
+from reports.plots import ACCENT, COLOR, png
 
 MAX_LINES = 8
 """Most lines (one per setting of the other knobs) on one metric-against-knob plot."""
@@ -64,7 +64,7 @@ def metric_by_knobs(
         _panel(ax, df, knob, [k for k in knobs if k != knob], reference)
     axes[0][0].set_ylabel(metric)
     fig.suptitle(f"{metric} against each knob (95% bands)", fontsize=10)
-    return _png(fig)
+    return png(fig)
 
 
 def heatmap(
@@ -102,7 +102,7 @@ def heatmap(
     label = f"|{metric} - {reference:g}|" if reference is not None else metric
     fig.colorbar(im, ax=ax, label=label)
     ax.set_title(f"{metric} over {x} and {y}", fontsize=10)
-    return _png(fig)
+    return png(fig)
 
 
 def best_so_far(df: pl.DataFrame) -> bytes:
@@ -128,7 +128,7 @@ def best_so_far(df: pl.DataFrame) -> bytes:
     ax.set_title("Search convergence (95% band of the best)", fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    return _png(fig)
+    return png(fig)
 
 
 def forest(labels: Sequence[str], value, lo, hi, *, xlabel: str, title: str) -> bytes:
@@ -144,4 +144,4 @@ def forest(labels: Sequence[str], value, lo, hi, *, xlabel: str, title: str) -> 
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return png(fig)

@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from reports.aggregate import Chunk, Cross, chunks
-from reports.measure import Features, TableMeasure, chunk_features, delta, means_covariance
+from reports.aggregate import Chunk, chunks
+from reports.measure import Features, TableMeasure, chunk_features, delta
 from reports.metrics import Context, Estimate, MetricError, Ref, resolve, split_names, tables_for
+from reports.models.clustered import Cross, gram, means_covariance
 from reports.source import RunData
 from reports.stats import Z95
 
@@ -225,7 +226,7 @@ def _cross(*parts: Features) -> Cross:
         if not np.array_equal(p.clusters, parts[0].clusters):
             raise ValueError("paired blocks must hold the same games")
     v = np.column_stack([*(p.sums for p in parts), *(p.games for p in parts)])
-    return Cross(v.sum(axis=0), v.T @ v, len(v))
+    return Cross(v.sum(axis=0), gram(v), len(v))
 
 
 class TargetJudge:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from reports import common, ratings
 from reports import dino_kontra_dino as dkd
 from reports.aggregate import Chunk, per_cluster
-from reports.stats import Z95, clustered_mean
+from reports.models.clustered import clustered_mean
+from reports.stats import Z95
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
 from simulate.rundir import Run

@@ -3,6 +3,8 @@ seat symmetry."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -213,11 +215,26 @@ def test_fit_writes_a_table_that_plays(cli, tmp_path):
     assert players.num_rows == 20
 
 
+def measured(cells: dict) -> SimpleNamespace:
+    """A fit's measurement of surpluses only: (round, gene) -> (surplus, its standard error,
+    the mean price paid)."""
+    return SimpleNamespace(
+        surplus={k: SimpleNamespace(value=v, se=se) for k, (v, se, _) in cells.items()},
+        paid={k: paid for k, (_, _, paid) in cells.items()},
+    )
+
+
 def test_premiums_follow_the_measured_surplus_within_their_bounds():
     table = {"premium": {(2, "egg"): 1.0, (3, "egg"): 3.9}}
-    m = {"surplus": {(2, "egg"): (-2.0, 0.0, 1.0), (3, "egg"): (1.0, 0.0, 1.0),
-                     (2, "fur"): (0.5, 0.0, 0.0), (2, "leg"): (1.0, REFINE_PRIOR, 1.0),
-                     (2, "mutation"): (-1.0, 0.0, FLOOR_PRICE)}}  # fmt: skip
+    m = measured(
+        {
+            (2, "egg"): (-2.0, 0.0, 1.0),
+            (3, "egg"): (1.0, 0.0, 1.0),
+            (2, "fur"): (0.5, 0.0, 0.0),
+            (2, "leg"): (1.0, REFINE_PRIOR, 1.0),
+            (2, "mutation"): (-1.0, 0.0, FLOOR_PRICE),
+        }
+    )
     raise_premiums(table, m, 3, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
     p = table["premium"]
     assert p[(2, "egg")] == pytest.approx(1.0 - 2.0 * REFINE_GAIN)
@@ -225,7 +242,7 @@ def test_premiums_follow_the_measured_surplus_within_their_bounds():
     assert p[(2, "leg")] == pytest.approx(REFINE_GAIN / 2), "a surplus as unsure as the prior"
     assert p[(2, "mutation")] == 0.0, "a gene sold for nothing is not bid down further"
     assert p[(1, "egg")] == p[(2, "egg")] and (3, "tail") not in p  # unmeasured: unchanged
-    raise_premiums(table, {"surplus": {(2, "fur"): (-9.0, 0.0, 1.0)}}, 3)  # from scratch: >= 0
+    raise_premiums(table, measured({(2, "fur"): (-9.0, 0.0, 1.0)}), 3)  # from scratch: >= 0
     assert table["premium"][(2, "fur")] == 0.0
 
 

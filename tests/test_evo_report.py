@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pyarrow.dataset as ds
 import pytest
 
-from reports import compare, evo
+from reports import compare
+from reports.evo import analyses, fitting, genes, model, prices
+from reports.models import least_squares
 from simulate.cli.analysis_commands import write_report
 from simulate.rundir import Run
 from simulate.variants import list_variants
@@ -18,37 +21,49 @@ def table(run_dir, name):
     return ds.dataset(run_dir / name, format="parquet").to_table()
 
 
-def test_gene_values_recover_a_planted_effect():
-    """Synthetic positions where an egg is worth 3 points and every other gene nothing."""
-    import polars as pl
+class Planted:
+    """One-player games held in memory in chunks of 20,000 (enough of a run for the model):
+    each game one position at round 5, won with probability ``0.1 + 0.01 * (points + 3 *
+    eggs) + 0.005 * dinos``: an egg is worth 3 points, every other gene nothing."""
 
-    rng = np.random.default_rng(7)
-    n = 60_000
-    genes = rng.multinomial(3, [1 / 8] * 8, size=n)  # everyone holds 3 genes, as in EVO
-    points = rng.integers(0, 30, n).astype(float)
-    dinos = rng.integers(0, 10, n).astype(float)
-    pi = 0.01
-    share = 0.1 + pi * points + pi * 3 * genes[:, 3] + 0.005 * dinos + rng.normal(0, 0.05, n)
-    cols = dict(zip(evo.FEATURES[:8], genes.T, strict=True))
-    frame = pl.DataFrame(
-        {
-            "round": np.full(n, 5, np.int8),
-            **cols,
-            "points": points,
-            "dinos": dinos,
-            "share": share,
-            "_cluster": np.arange(n),
+    n_players = 1
+
+    def __init__(self, n: int = 60_000, chunk: int = 20_000):
+        rng = np.random.default_rng(7)
+        held = rng.multinomial(3, [1 / 8] * 8, size=n)  # everyone holds 3 genes, as in EVO
+        points, dinos = rng.integers(0, 30, n), rng.integers(0, 10, n)
+        won = rng.random(n) < 0.1 + 0.01 * (points + 3 * held[:, 3]) + 0.005 * dinos
+        ids = {"game_id": np.arange(n), "seat": np.zeros(n, np.int8)}
+        turns = {**ids, "round": np.full(n, 5, np.int8), "initiative": np.zeros(n, np.int8)}
+        turns.update(zip(model.FEATURES[:8], held.T, strict=True))
+        self.tables = {
+            "turns": pl.DataFrame({**turns, "points": points, "dinos": dinos}),
+            "players": pl.DataFrame({**ids, "strategy": ["x"] * n, "winner": won}),
+            "games": pl.DataFrame({"game_id": ids["game_id"], "n_winners": won.astype(np.int8)}),
         }
-    )
-    sold = pl.DataFrame({"gene": list(evo.GENES), "round": [5] * 8, "sold": [100] * 8})
-    values = evo.relative_gene_values(frame.lazy(), sold)
+        self.config = {"rotate": False, "n_players": 1}
+        spans = enumerate(range(0, n, chunk))
+        self.manifest = {"chunks": {str(i): {"start": a, "stop": a + chunk} for i, a in spans}}
+
+    def read(self, table, chunk, columns=None):
+        c = self.manifest["chunks"][str(chunk)]
+        df = self.tables[table].filter(pl.col("game_id").is_between(c["start"], c["stop"] - 1))
+        return df.select(columns) if columns else df
+
+
+def test_gene_values_recover_a_planted_effect():
+    """Games where an egg is worth 3 points and every other gene nothing, through the
+    report's chunked model."""
+    fitted = least_squares.fit(Planted(), model.round_design, used=model.estimable)
+    sold = pl.DataFrame({"gene": list(model.GENES), "round": [5] * 8, "sold": [100] * 8})
+    values = model.values(fitted, {5: 5}, sold)
     # relative to the mean of the eight genes, equally sold: egg 3 - 3/8, the others -3/8.
     # Eight estimates at once: each within 4 standard errors (not each 95% interval).
     for row in values.iter_rows(named=True):
         truth = 3 - 3 / 8 if row["gene"] == "egg" else -3 / 8
-        se = (row["hi"] - row["lo"]) / (2 * 1.959964)
-        assert abs(row["value"] - truth) < 4 * se, row
-        assert se < 0.1
+        assert abs(row["value"] - truth) < 4 * row["se"], row
+        assert row["se"] < 0.5
+        assert row["hi"] - row["lo"] == pytest.approx(2 * 1.959963984540054 * row["se"])
 
 
 @pytest.mark.slow
@@ -119,24 +134,24 @@ def test_initiative_and_combat_numbers_match_the_logs(evo_run):
         2,
     )
     won = combats["attacker_won"].to_numpy()
-    df = evo.combat_table(run)
+    df = analyses.combat_table(run)
     for row in df.iter_rows(named=True):
         assert row["attacks"] == (diff == row["diff"]).sum()
         assert row["win_rate"] == pytest.approx(won[diff == row["diff"]].mean())
     turns = table(evo_run, "turns")
-    ties = evo.initiative_ties(run)
+    ties = analyses.initiative_ties(run)
     assert ties["seat_rounds"].sum() == len(turns)
-    init = evo.initiative_win_share(run)
+    init = analyses.initiative_win_share(run)
     assert sorted(init["initiative"].to_list()) == [0, 1, 2, 3]
 
 
 def test_gene_prices_match_the_bids(evo_run):
     bids = table(evo_run, "bids")
-    prices = evo.gene_prices(Run(evo_run))
+    found = prices.gene_prices(Run(evo_run))
     gene = np.array(bids["gene"].to_pylist())
     rnd = bids["round"].to_numpy()
     paid = bids["paid"].to_numpy()
-    for row in prices.iter_rows(named=True):
+    for row in found.iter_rows(named=True):
         mask = (gene == row["gene"]) & (rnd == row["round"])
         assert row["sold"] == mask.sum()
         assert row["paid_median"] == pytest.approx(np.median(paid[mask]))
@@ -147,8 +162,6 @@ class Rechunked:
     for the analyses): the same games chunked differently, deals straddling chunk bounds."""
 
     def __init__(self, run: Run, chunk: int):
-        import polars as pl
-
         self.base = run
         self.tables = {t: run.scan(t).collect() for t in run.manifest["tables"]}
         games = run.games_logged
@@ -181,27 +194,107 @@ class Rechunked:
         return self.base.data(name)
 
 
+def positions(run) -> pl.DataFrame:
+    """Every position at an auction with the seat's final win share and cluster, read straight
+    from the logs (the whole run at once)."""
+    games = run.scan("games").select("game_id", "n_winners")
+    share = (
+        run.scan("players")
+        .join(games, on="game_id")
+        .select("game_id", "seat", share=pl.col("winner") / pl.col("n_winners").clip(1))
+    )
+    p = run.n_players if run.config["rotate"] else 1
+    return (
+        run.scan("turns")
+        .join(share, on=["game_id", "seat"])
+        .with_columns(one=pl.lit(1.0), cluster=pl.col("game_id") // p)
+        .sort("game_id", "round", "seat")
+        .collect()
+    )
+
+
+def direct_values(run, pos, sold, rnd: int) -> dict[str, tuple[float, float]]:
+    """Round ``rnd``'s gene values and standard errors by numpy's least squares and an
+    explicit sandwich over the whole run's positions (no chunks, no shared model)."""
+    at = pos["round"].to_numpy() == rnd
+    x = np.column_stack([pos[n].cast(float).to_numpy()[at] for n in model.NAMES])
+    y = pos["share"].to_numpy()[at]
+    varies = x.var(axis=0) > 1e-9
+    used = [i for i, n in enumerate(model.NAMES) if n == "one" or (n != "mutations" and varies[i])]
+    beta = np.zeros(len(model.NAMES))
+    beta[used] = np.linalg.lstsq(x[:, used], y, rcond=None)[0]
+    e = y - x @ beta
+    ids = pos["cluster"].to_numpy()[at]
+    _, inverse = np.unique(ids, return_inverse=True)
+    scores = np.zeros((inverse.max() + 1, len(model.NAMES)))
+    np.add.at(scores, inverse, x * e[:, None])
+    c = len(scores)
+    inv = np.zeros((len(beta), len(beta)))
+    inv[np.ix_(used, used)] = np.linalg.inv(x[:, used].T @ x[:, used])
+    cov = c / (c - 1) * inv @ scores.T @ scores @ inv
+    weights, _ = model.sold_weights(sold, rnd)
+    out = {}
+    for gene in model.GENES:
+        value, grad = model.relative_value(beta, weights, gene)
+        out[gene] = (value, float(np.sqrt(grad @ cov @ grad)))
+    return out
+
+
 @pytest.mark.parametrize("chunk", [None, 150, 599])
-def test_chunked_gene_values_equal_the_whole_run_model(evo_run, chunk):
+def test_chunked_gene_values_equal_a_direct_computation(evo_run, chunk):
     """The report's two passes over chunks (sums, then clustered scores; deals of four games
-    split by chunks of 150 and 599) give the whole-run streaming computation."""
+    split by chunks of 150 and 599) give numpy's least squares with an explicit sandwich on
+    the whole run's positions; initiative's clustered means the whole-run ones."""
     from reports.common import cluster
-    from reports.stats import clustered_mean
+    from reports.models.clustered import clustered_mean
 
     run = Run(evo_run) if chunk is None else Rechunked(Run(evo_run), chunk)
-    sold = evo.gene_prices(run).select("gene", "round", "sold")
-    whole = evo.relative_gene_values(evo.positions(run), sold)
-    chunked = evo.gene_values(run)
-    assert chunked["gene"].to_list() == whole["gene"].to_list()
-    assert chunked["round"].to_list() == whole["round"].to_list()
-    assert chunked["value"].is_null().sum() < chunked.height  # some rounds are estimable
-    for col in ("value", "lo", "hi", "point_value"):
-        a, b = chunked[col].to_numpy(), whole[col].to_numpy()
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-    init = evo.initiative_win_share(run)
-    plain = clustered_mean(evo.positions(run), ["initiative"], "share", cluster(run))
+    sold = prices.gene_prices(run).select("gene", "round", "sold")
+    values = genes.gene_values(run)
+    pos = positions(run)
+    known = values.filter(values["value"].is_not_null())
+    assert known.height > 0  # some rounds are estimable
+    for rnd in sorted(set(known["round"].to_list())):
+        want = direct_values(run, pos, sold, rnd)
+        for row in known.filter(known["round"] == rnd).iter_rows(named=True):
+            value, se = want[row["gene"]]
+            assert row["value"] == pytest.approx(value, rel=1e-8, abs=1e-9)
+            assert row["se"] == pytest.approx(se, rel=1e-8)
+    init = analyses.initiative_win_share(run)
+    plain = clustered_mean(pos.lazy(), ["initiative"], "share", cluster(run))
     for col in ("n", "mean", "lo", "hi"):
         np.testing.assert_allclose(init[col].to_numpy(), plain[col].to_numpy(), rtol=1e-12)
+
+
+def test_the_fit_measures_the_reports_values_and_each_state(evo_run):
+    """What ``dinolab fit`` reads: over every position the report's own values; each state's
+    (species size, climate field) the same model on just those positions."""
+    run = Run(evo_run)
+    m = fitting.measure(run)
+    values = genes.gene_values(run).filter(pl.col("value").is_not_null())
+    assert len(m.values) == values.height
+    for row in values.iter_rows(named=True):
+        e = m.values[(row["round"], row["gene"])]
+        assert (e.value, e.se, e.lo, e.hi) == pytest.approx(
+            (row["value"], row["se"], row["lo"], row["hi"]), rel=1e-9
+        )
+    assert len(m.by_size) == fitting.SIZES and len(m.by_field) == 12
+    pos = positions(run)
+    median = pos.group_by("round").agg(pl.col("dinos").median())
+    assert m.median == {int(r): float(v) for r, v in median.sort("round").iter_rows()}
+    sold = prices.gene_prices(run).select("gene", "round", "sold")
+    pos = pos.join(median.rename({"dinos": "median"}), on="round")
+    larger = pos.filter(pl.col("dinos") >= pl.col("median") + 1)
+    for (rnd, gene), e in m.by_size[2].items():
+        value, se = direct_values(run, larger, sold, rnd)[gene]
+        assert e.value == pytest.approx(value, rel=1e-8, abs=1e-9)
+        assert e.se == pytest.approx(se, rel=1e-8)
+    assert m.by_size[2], "larger species are measurable in some round"
+    for (rnd, gene), e in m.surplus.items():
+        assert e.se == m.values[(rnd, gene)].se  # prices taken as given
+    no_states = fitting.measure(run, states=False)
+    assert no_states.by_size == () and no_states.by_field == ()
+    assert no_states.values == m.values and no_states.surplus == m.surplus
 
 
 def test_prices_ties_cards_match_the_logs(evo_run):
@@ -209,9 +302,9 @@ def test_prices_ties_cards_match_the_logs(evo_run):
     bids = table(evo_run, "bids")
     gene = np.array(bids["gene"].to_pylist())
     rnd, bid, paid = (bids[c].to_numpy() for c in ("round", "bid", "paid"))
-    prices = evo.gene_prices(run)
-    assert prices["sold"].sum() == len(bids)
-    for row in prices.iter_rows(named=True):
+    found = prices.gene_prices(run)
+    assert found["sold"].sum() == len(bids)
+    for row in found.iter_rows(named=True):
         mask = (gene == row["gene"]) & (rnd == row["round"])
         p = np.sort(paid[mask])
         assert row["bid_median"] == pytest.approx(np.median(bid[mask]))
@@ -220,11 +313,11 @@ def test_prices_ties_cards_match_the_logs(evo_run):
         assert row["paid_q1"] == p[int(np.floor((len(p) - 1) * 0.25 + 0.5))]
         assert row["paid_q3"] == p[int(np.floor((len(p) - 1) * 0.75 + 0.5))]
     turns = table(evo_run, "turns")
-    ties = evo.initiative_ties(run)
+    ties = analyses.initiative_ties(run)
     by = np.array(turns["initiative_by"].to_pylist())
     for row in ties.iter_rows(named=True):
         assert row["seat_rounds"] == (by == row["decided_by"]).sum()
-    cards = evo.card_plays(run)
+    cards = analyses.card_plays(run)
     played = table(evo_run, "cards")
     names = np.array(played["card_name"].to_pylist())
     seen = [c for hand in table(evo_run, "players")["cards_seen"].to_pylist() for c in hand]
@@ -236,13 +329,11 @@ def test_prices_ties_cards_match_the_logs(evo_run):
 
 
 def test_progress_is_points_by_round_and_the_final_score_at_the_end(evo_run):
-    import polars as pl
-
     from reports.aggregate import Chunk, chunks
 
     run = Run(evo_run)
     i, a, b = chunks(run)[1]
-    rows = evo.progress(Chunk(i, a, b, run.n_players, True, run))
+    rows = analyses.progress(Chunk(i, a, b, run.n_players, True, run))
     turns = pl.from_arrow(table(evo_run, "turns")).filter(pl.col("game_id").is_between(a, b - 1))
     assert rows.select("game_id", "round", "seat").equals(turns.select("game_id", "round", "seat"))
     players = pl.from_arrow(table(evo_run, "players")).select("game_id", "seat", "score")

@@ -1,4 +1,4 @@
-"""Each game's own metrics (``METRICS``) and first mover against its report's analyses."""
+"""Each game's own metrics and first mover (its ``GameReport``) against its report's analyses."""
 
 from __future__ import annotations
 
@@ -8,23 +8,26 @@ import numpy as np
 import polars as pl
 import pytest
 
-from reports import dino_kontra_dino, evo, measure, metrics, origin_of_species, table_battles
-from reports.aggregate import Chunk, Partial, chunks, read_range, run_all, run_one
+from reports import dino_kontra_dino, measure, metrics
+from reports.aggregate import Chunk, chunks, read_range
+from reports.evo import genes
+from reports.evo import metrics as evo_metrics
+from reports.evo.model import GENES, NAMES, estimable, round_design
+from reports.models import least_squares
+from reports.origin_of_species.carnivores import carnivores
+from reports.table_battles.draft import rating_accuracy
+from reports.table_battles.metrics import measure_rating_spearman
+from simulate.cli.common import game_report
 from simulate.games import get_game
 from simulate.rundir import Run
 
 NEW = {
     "dino-kontra-dino": ["first_share", "figure_decides"],
-    "evo": ["first_share", *(f"surplus[{g}]" for g in evo.GENES), "max_surplus"],
+    "evo": ["first_share", *(f"surplus[{g}]" for g in GENES), "max_surplus"],
     "table-battles": ["first_share", "rating_spearman"],
     "origin-of-species": ["first_share", "carnivore_points"],
 }
-MODULES = {
-    "dino-kontra-dino": dino_kontra_dino,
-    "evo": evo,
-    "table-battles": table_battles,
-    "origin-of-species": origin_of_species,
-}
+REPORTS = {game: game_report(get_game(game)) for game in NEW}
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +61,11 @@ def _logged_first(run: Run, game: str) -> pl.DataFrame:
 @pytest.mark.parametrize("game", list(NEW))
 def test_first_mover_names_one_seat_per_game_as_logged(runs, game):
     run = Run(runs[game])
-    module = MODULES[game]
+    report = REPORTS[game]
     parts = []
     for i, start, stop in chunks(run):
         chunk = measure.chunk_of(run, i)
-        first = module.first_mover(chunk)
+        first = report.first_mover.rows(chunk)
         assert first.columns == ["game_id", "first_seat"]
         assert first["game_id"].to_list() == list(range(start, stop))
         parts.append(first)
@@ -79,7 +82,7 @@ def test_first_mover_names_one_seat_per_game_as_logged(runs, game):
         .collect()
     )
     direct = first.join(share, left_on=["game_id", "first_seat"], right_on=["game_id", "seat"])
-    ctx = metrics.Context.of(run, module)
+    ctx = metrics.Context.of(run, report)
     e = measure.measure_run(run, [metrics.resolve("first_share", ctx)])["first_share"]
     assert e.value == pytest.approx(direct["share"].mean(), abs=1e-12)
     _contains(e)
@@ -88,15 +91,15 @@ def test_first_mover_names_one_seat_per_game_as_logged(runs, game):
 @pytest.mark.parametrize("game", list(NEW))
 def test_expand_lists_every_new_metric(runs, game):
     run = Run(runs[game])
-    names = [r.name for r in metrics.expand(metrics.Context.of(run, MODULES[game]))]
+    names = [r.name for r in metrics.expand(metrics.Context.of(run, REPORTS[game]))]
     assert set(NEW[game]) <= set(names), names
-    for m in MODULES[game].METRICS:
+    for m in REPORTS[game].metrics:
         assert m.meaning and m.unit and m.scale > 0 and m.tables
 
 
 def test_figure_decides_is_the_reports_tied_share(runs):
     run = Run(runs["dino-kontra-dino"])
-    ctx = metrics.Context.of(run, dino_kontra_dino)
+    ctx = metrics.Context.of(run, dino_kontra_dino.REPORT)
     e = measure.measure_run(run, [metrics.resolve("figure_decides", ctx)])["figure_decides"]
     rounds = dino_kontra_dino.figure_rounds(run)
     tied = rounds["count"][1] + rounds["count"][2]
@@ -107,9 +110,9 @@ def test_figure_decides_is_the_reports_tied_share(runs):
 
 def test_carnivore_points_is_the_reports_carnivore_share(runs):
     run = Run(runs["origin-of-species"])
-    ctx = metrics.Context.of(run, origin_of_species)
+    ctx = metrics.Context.of(run, REPORTS["origin-of-species"])
     e = measure.measure_run(run, [metrics.resolve("carnivore_points", ctx)])["carnivore_points"]
-    car = origin_of_species.carnivores(run).row(0, named=True)
+    car = carnivores(run).row(0, named=True)
     assert e.value == pytest.approx(car["points_share"], abs=1e-9)
     # the delta method on the ratio of means is the report's linearised sandwich
     assert e.lo == pytest.approx(car["points_share_lo"], abs=1e-7)
@@ -119,11 +122,12 @@ def test_carnivore_points_is_the_reports_carnivore_share(runs):
 
 def test_rating_spearman_is_the_reports_rank_correlation(runs):
     run = Run(runs["table-battles"])
-    ctx = metrics.Context.of(run, table_battles)
+    ctx = metrics.Context.of(run, REPORTS["table-battles"])
     e = measure.measure_run(run, [metrics.resolve("rating_spearman", ctx)])["rating_spearman"]
-    model, _, rho = table_battles.rating_accuracy(run)
+    model, _, rho = rating_accuracy(run)
     assert rho["dinos"] >= 3
     assert (e.value, e.lo, e.hi) == pytest.approx((rho["rho"], rho["lo"], rho["hi"]), abs=1e-9)
+    assert e.se == pytest.approx((rho["hi"] - rho["lo"]) / (2 * 1.959963984540054), rel=1e-12)
     assert e.games == model.games
     _contains(e)
 
@@ -131,47 +135,47 @@ def test_rating_spearman_is_the_reports_rank_correlation(runs):
 def test_rating_spearman_refuses_the_first_game_setup():
     first_game = SimpleNamespace(config={"params": {"setup": "first_game"}})
     with pytest.raises(metrics.MetricError, match="setup=draft"):
-        table_battles.measure_rating_spearman(first_game, None, None)
+        measure_rating_spearman(first_game, None, None)
 
 
 def _surpluses(run) -> dict[str, metrics.Estimate]:
-    ctx = metrics.Context.of(run, evo)
+    ctx = metrics.Context.of(run, REPORTS["evo"])
     return measure.measure_run(run, metrics.expand(ctx, ["surplus", "max_surplus"]))
 
 
 def test_gene_surplus_is_the_reports_gene_summary(runs):
     run = Run(runs["evo"])
     est = _surpluses(run)
-    summary = evo.gene_summary(evo.gene_price_curves(run))
-    assert summary.height == len(evo.GENES)
+    summary = genes.gene_summary(genes.gene_price_curves(run))
+    assert summary.height == len(GENES)
     for row in summary.iter_rows(named=True):
         e = est[f"surplus[{row['gene']}]"]
         assert e.value == pytest.approx(row["surplus"], abs=1e-9)
         assert e.games == run.games_logged
         _contains(e)
-    top = max((est[f"surplus[{g}]"] for g in evo.GENES), key=lambda e: e.value)
+    top = max((est[f"surplus[{g}]"] for g in GENES), key=lambda e: e.value)
     assert est["max_surplus"] == top
 
 
 def test_unknown_gene_is_refused(runs):
     run = Run(runs["evo"])
     with pytest.raises(metrics.MetricError, match="GENE"):
-        metrics.resolve("surplus[wing]", metrics.Context.of(run, evo))
+        metrics.resolve("surplus[wing]", metrics.Context.of(run, REPORTS["evo"]))
     with pytest.raises(metrics.MetricError, match="GENE"):
-        evo.measure_surplus(run, "wing", None)
+        evo_metrics.measure_surplus(run, "wing", None)
 
 
 def test_evo_metrics_share_one_analysis_per_run(runs, monkeypatch):
     calls = []
-    analysis = evo._surplus_analysis
+    analysis = genes._surplus_analysis
 
     def counted(run, mapper):
         calls.append(run)
         return analysis(run, mapper)
 
-    monkeypatch.setattr(evo, "_surplus_analysis", counted)
+    monkeypatch.setattr(genes, "_surplus_analysis", counted)
     run = Run(runs["evo"])
-    ctx = metrics.Context.of(run, evo)
+    ctx = metrics.Context.of(run, REPORTS["evo"])
     refs = [metrics.resolve(n, ctx) for n in ("surplus[tail]", "surplus[leg]", "max_surplus")]
     measure.measure_run(run, refs)
     measure.measure_run(run, refs)
@@ -200,40 +204,54 @@ class Rechunked:
         return getattr(self.run, name)
 
 
+def positions(run) -> pl.DataFrame:
+    """Every position at an auction with the seat's final win share and cluster, straight from
+    the logs."""
+    games = run.scan("games").select("game_id", "n_winners")
+    share = (
+        run.scan("players")
+        .join(games, on="game_id")
+        .select("game_id", "seat", share=pl.col("winner") / pl.col("n_winners").clip(1))
+    )
+    p = run.n_players
+    return (
+        run.scan("turns")
+        .join(share, on=["game_id", "seat"])
+        .with_columns(one=pl.lit(1.0), cluster=pl.col("game_id") // p)
+        .collect()
+    )
+
+
 def test_gene_surplus_interval_is_the_whole_run_computation(runs, monkeypatch):
     """The joint sandwich over rounds does not depend on the chunking (split deals joined),
     and matches the scores summed per cluster over the whole run."""
     run = Run(runs["evo"])
     assert run.config["rotate"]
-    whole = evo.gene_surplus(run)
-    monkeypatch.setattr(evo, "_BATCH", 7)
-    split = evo.gene_surplus(Rechunked(run, 150))  # 150 games: every chunk splits a deal
+    whole = genes.gene_surplus(run)
+    monkeypatch.setattr(least_squares, "_BATCH", 7)
+    split = genes.gene_surplus(Rechunked(run, 150))  # 150 games: every chunk splits a deal
     assert whole["gene"].to_list() == split["gene"].to_list()
     for c in ("surplus", "se", "lo", "hi"):
         np.testing.assert_allclose(split[c].to_numpy(), whole[c].to_numpy(), rtol=1e-9)
 
-    fits = evo._fits(run_one(run, evo.POSITION_SUMS))
-    betas = tuple((r, tuple(float(b) for b in f[1])) for r, f in fits.items())
-    scores = Partial("scores", evo._scores_map, evo._scores_reduce, (betas,))
-    meat = Partial("evo_gene_meat", evo._meat_map, evo._meat_reduce, (betas,))
-    got = run_all(run, [scores, meat])
-    meats, (clusters, joint) = got[scores]
-    pos = evo.positions(run).with_columns(one=pl.lit(1.0)).collect()
-    ids, cluster = np.unique(pos["_cluster"].to_numpy(), return_inverse=True)
-    k = len(evo.NAMES)
-    v = np.zeros((len(ids), k * len(betas)))
-    for i, (r, beta) in enumerate(betas):
+    model = least_squares.fit(run, round_design, used=estimable, joint=True)
+    joint = model.meats.joint[0]
+    pos = positions(run)
+    ids, cluster = np.unique(pos["cluster"].to_numpy(), return_inverse=True)
+    k = len(NAMES)
+    v = np.zeros((len(ids), k * len(model.fits)))
+    for i, (r, fit) in enumerate(model.fits.items()):
         at = pos["round"].to_numpy() == r
-        x = np.column_stack([pos[n].cast(pl.Float64).to_numpy()[at] for n in evo.NAMES])
-        e = pos["share"].to_numpy()[at] - x @ np.asarray(beta)
+        x = np.column_stack([pos[n].cast(pl.Float64).to_numpy()[at] for n in NAMES])
+        e = pos["share"].to_numpy()[at] - x @ fit.coef[:, 0]
         for j in range(k):
             v[:, i * k + j] = np.bincount(cluster[at], x[:, j] * e, minlength=len(ids))
-    assert clusters == len(ids)
-    np.testing.assert_allclose(joint, v.T @ v, rtol=1e-9, atol=1e-9 * np.abs(joint).max())
-    for i, (r, _) in enumerate(betas):  # its diagonal blocks are the report's meats
-        assert np.array_equal(meats[r][1], got[meat][r][1])
-        block = joint[i * k : (i + 1) * k, i * k : (i + 1) * k]
-        np.testing.assert_allclose(block, meats[r][1], rtol=1e-9, atol=1e-9)
+    assert joint.clusters == len(ids)
+    outer = joint.outer
+    np.testing.assert_allclose(outer, v.T @ v, rtol=1e-9, atol=1e-9 * np.abs(outer).max())
+    for i, r in enumerate(model.fits):  # its diagonal blocks are the rounds' own meats
+        block = outer[i * k : (i + 1) * k, i * k : (i + 1) * k]
+        np.testing.assert_allclose(block, model.meats.groups[r][0].outer, rtol=1e-9, atol=1e-12)
 
 
 def test_evo_first_mover_needs_the_turns_table(runs):
@@ -242,4 +260,4 @@ def test_evo_first_mover_needs_the_turns_table(runs):
     memory = measure.MemoryRun(tables, {"n_players": run.n_players, "rotate": True})
     chunk = Chunk(0, 0, tables["games"].height, run.n_players, True, memory)
     with pytest.raises(metrics.MetricError, match="turns"):
-        evo.first_mover(chunk)
+        REPORTS["evo"].first_mover.rows(chunk)

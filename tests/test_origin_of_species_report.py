@@ -14,8 +14,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from reports import common
-from reports import origin_of_species as oos
+from reports import common, origin_of_species
+from reports.models import least_squares
+from reports.origin_of_species import by_players, carnivores, rows, sections, traits
+from reports.origin_of_species.food import food_by_round, food_overall
 from rules.origin_of_species.constants import N_TRAITS, TRAITS
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
@@ -77,7 +79,7 @@ def clustered_diff(df: pl.DataFrame, flag: str, value: str) -> tuple[float, floa
 def test_trait_lift_matches_the_logs(runs):
     one, _ = runs
     df = players_with_share(one)
-    lift = oos.trait_lift(one)
+    lift = traits.trait_lift(one)
     for t in (0, 2, 6, 15):  # Carnivore, Parasite, Swimming, Fat Tissue
         has = df.with_columns(has=(pl.col("survivor_traits") & (1 << t)) != 0)
         row = lift.filter(pl.col("trait") == TRAITS[t]).row(0, named=True)
@@ -135,7 +137,7 @@ def test_card_value_is_the_least_squares_fit_of_the_logs(runs):
     inv = np.linalg.inv(x.T @ x)
     k = len(g)
     cov = k / (k - 1) * inv @ (g.T @ g) @ inv
-    value = oos.card_value(one)
+    value = traits.card_value(one)
     for j, name in ((1, "Carnivore"), (16, "Fat Tissue"), (20, "(as an animal)")):
         row = value.filter(pl.col("trait") == name).row(0, named=True)
         assert row["mean"] == pytest.approx(beta[j], abs=1e-9)
@@ -154,7 +156,7 @@ def test_card_value_is_the_least_squares_fit_of_the_logs(runs):
 def test_attack_outcomes_and_kills_by_trait_match_the_logs(runs):
     one, _ = runs
     a = frame(one, "attacks").with_columns(pl.col("defence_used", "outcome").cast(pl.String))
-    out = oos.attack_outcomes(one)
+    out = carnivores.attack_outcomes(one)
     every = out.filter(pl.col("defence_used") == "every attack").row(0, named=True)
     assert every["attacks"] == a.height
     assert every["mean"] == pytest.approx((a["outcome"] == "killed").mean())
@@ -164,7 +166,7 @@ def test_attack_outcomes_and_kills_by_trait_match_the_logs(runs):
         for o in ("killed", "escaped", "tail_lost"):
             assert r[o] == (sub["outcome"] == o).sum()
     assert out.filter(pl.col("defence_used") == "none")["escaped"][0] == 0  # no defence, no escape
-    by = oos.kills_by_defender_trait(one)
+    by = carnivores.kills_by_defender_trait(one)
     run_ = a.filter((pl.col("defender_traits") & (1 << 7)) != 0)  # Running
     row = by.filter(pl.col("trait") == "Running").row(0, named=True)
     assert row["attacks"] == run_.height
@@ -174,11 +176,11 @@ def test_attack_outcomes_and_kills_by_trait_match_the_logs(runs):
 def test_carnivores_and_aggression_match_the_logs(runs):
     one, _ = runs
     df = players_with_share(one)
-    car = oos.carnivores(one).row(0, named=True)
+    car = carnivores.carnivores(one).row(0, named=True)
     assert car["points_share"] == pytest.approx(df["carnivore_points"].sum() / df["score"].sum())
     assert car["has_carnivore"] == pytest.approx((df["carnivores"] > 0).mean())
     assert car["attacks"] == pytest.approx(df["used_carnivore"].mean())
-    table, gap = oos.aggression(one)
+    table, gap = carnivores.aggression(one)
     levels = dict(zip(table["strategy"], table["aggression"], strict=True))
     assert levels == {"heuristic": DEFAULTS[HP.aggression], "heuristic[aggression=2]": 2.0,
                       "heuristic[aggression=0]": 0.0}  # fmt: skip
@@ -206,7 +208,7 @@ def test_food_by_round_matches_the_logs(runs):
         .agg(pl.col("need", "animals", "starved").cast(pl.Int64).sum())
     )
     j = r.join(t, on=["game_id", "round"])
-    food = oos.food_by_round(one)
+    food = food_by_round(one)
     for row in food.head(6).iter_rows(named=True):
         sub = j.filter(pl.col("round") == row["round"])
         assert row["n"] == sub.height
@@ -215,7 +217,7 @@ def test_food_by_round_matches_the_logs(runs):
         assert row["starvation"] == pytest.approx(sub["starved"].sum() / sub["animals"].sum())
         assert row["starvation_lo"] < row["starvation"] < row["starvation_hi"]
     assert food["n"][0] == one.games_logged  # every game plays round 1
-    over = oos.food_overall(one)
+    over = food_overall(one)
     assert over["bank_per_need"] == pytest.approx(j["food_bank"].sum() / j["need"].sum())
 
 
@@ -242,7 +244,7 @@ def test_turns_add_up_to_the_players_rows(runs):
     assert (final.group_by("game_id").agg(pl.len())["len"] == one.n_players).all()
     assert (t.group_by("game_id").agg(pl.col("round").max()).sort("game_id")["round"]
             == g["rounds"]).all()  # fmt: skip
-    prog = oos.progress(_chunk(one))
+    prog = rows.progress(_chunk(one))
     assert prog.columns == ["game_id", "round", "seat", "score"]
 
 
@@ -256,11 +258,11 @@ def _chunk(r: Run):
 def test_analyses_do_not_depend_on_the_chunking(runs):
     one, split = runs
     for fn, key in (
-        (oos.trait_lift, "trait"),
-        (oos.card_value, "trait"),
-        (oos.attack_outcomes, "defence_used"),
-        (oos.kills_by_defender_trait, "trait"),
-        (oos.food_by_round, "round"),
+        (traits.trait_lift, "trait"),
+        (traits.card_value, "trait"),
+        (carnivores.attack_outcomes, "defence_used"),
+        (carnivores.kills_by_defender_trait, "trait"),
+        (food_by_round, "round"),
     ):
         a, b = fn(one), fn(split)
         assert a[key].to_list() == b[key].to_list(), fn.__name__
@@ -270,7 +272,7 @@ def test_analyses_do_not_depend_on_the_chunking(runs):
                     fn.__name__,
                     c,
                 )
-    ga, gb = oos.aggression(one)[1], oos.aggression(split)[1]
+    ga, gb = carnivores.aggression(one)[1], carnivores.aggression(split)[1]
     assert ga["mean"] == pytest.approx(gb["mean"]) and ga["se"] == pytest.approx(gb["se"])
 
 
@@ -293,12 +295,12 @@ def test_every_partial_keeps_a_small_result_per_chunk(runs):
     """What a chunk hands to the reduce does not grow with its games: a chunk of 1,200 games
     and one of 250 leave results of about the same size (the report's memory is flat in the
     number of games)."""
-    from reports.aggregate import map_chunk
+    from reports.aggregate import map_chunk, run_one
 
     one, split = runs
-    beta = ((0.0, 0.0),) * oos.N_X  # the card fit's residual pass: any coefficients will do
-    meat = oos.Partial("oos_card_meat", oos._meat_map, oos._meat_reduce, (beta,))
-    for p in [*oos.partials(one), meat]:
+    fit = least_squares.solve(run_one(one, traits.CARD_SUMS)["all"])
+    meat = least_squares.scores_partial(traits.card_design, (), {"all": fit})  # the residuals
+    for p in [*origin_of_species.REPORT.partials(one), meat]:
         big = _nbytes(map_chunk((one, 0, 0, 1200, (p,))))
         small = _nbytes(map_chunk((split, 1, 250, 500, (p,))))
         assert big < 2 * small + 4096, (p.name, big, small)
@@ -330,9 +332,9 @@ def test_the_report_builds_with_every_section(runs, tmp_path):
 
 def test_a_uniform_lineup_says_it_cannot_answer_the_aggression_question(tmp_path):
     r = make_run(tmp_path / "uniform", 200, 100, strategies="heuristic")
-    table, gap = oos.aggression(r)
+    table, gap = carnivores.aggression(r)
     assert gap is None and table.height == 1
-    text = " ".join(s.text for s in oos.sections(r))
+    text = " ".join(s.text for s in sections.sections(r))
     assert "This run's lineup cannot answer that (every heuristic seat plays the same" in text
 
 
@@ -346,7 +348,7 @@ def test_seat_advantage_across_player_counts_with_dinolab_compare(tmp_path, cli)
     assert "n_players 2 -> 3" in r.out and "n_players 2 -> 5" in r.out
     assert "run 2 seat_share[4]" in r.out
     assert (tmp_path / "cmp" / "compare.md").is_file()
-    table = oos.seat_advantage_by_players([Run(d) for d in dirs])
+    table = by_players.seat_advantage_by_players([Run(d) for d in dirs])
     assert table["n_players"].to_list() == [2, 2, 3, 3, 3, 5, 5, 5, 5, 5]
     for d in dirs:
         one = Run(d)
@@ -354,5 +356,5 @@ def test_seat_advantage_across_player_counts_with_dinolab_compare(tmp_path, cli)
         got = table.filter(pl.col("n_players") == one.n_players)
         assert np.allclose(got["mean"].to_numpy(), seats["mean"].to_numpy())
         assert got["mean"].sum() == pytest.approx(1.0)  # the win shares of a game add up to 1
-    food = oos.food_by_players([Run(d) for d in dirs])
+    food = by_players.food_by_players([Run(d) for d in dirs])
     assert food["n_players"].to_list() == [2, 3, 5]

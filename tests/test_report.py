@@ -120,3 +120,23 @@ def test_balance_definition():
 
     seats = pl.DataFrame({"seat": [0, 1, 2], "mean": [0.40, 0.35, 0.25]})
     assert common.balance(seats) == pytest.approx(0.85)
+
+
+def test_every_game_declares_its_report_and_a_wrong_one_is_refused(monkeypatch):
+    """The kit checks at registration that a spec's report module exists; the CLI resolves
+    its ``REPORT`` and refuses anything but a ``GameReport``, naming the module."""
+    import dataclasses
+
+    from reports.game import GameReport
+    from simulate.cli.common import game_report
+    from simulate.games import all_games
+
+    games = all_games()
+    for game in games:
+        assert isinstance(game_report(game), GameReport), game.name
+    spec = games[0]
+    with pytest.raises(TypeError, match=r"no report module reports\.no_such_game"):
+        dataclasses.replace(spec, report="reports.no_such_game")
+    monkeypatch.setattr(dkd, "REPORT", object())
+    with pytest.raises(TypeError, match=r"reports\.dino_kontra_dino\.REPORT must be"):
+        game_report(spec)

@@ -186,3 +186,22 @@ def test_reused_buffers_give_the_same_tables_as_fresh_ones():
     # without reuse play() allocates again, so earlier tables stay valid
     one, two = play(setup, 3, True, 0, 500), play(setup, 3, True, 500, 1000)
     assert one["turns"].equals(fresh[0]["turns"]) and two["turns"].equals(fresh[1]["turns"])
+
+
+def test_buffer_classes_are_found_by_name_for_pickling():
+    """A spec registers its buffer classes in ``simulate.kit.buffers`` by name (no attribute is
+    set on the module): pickle and numba's cache find them there, and a table added to a game
+    makes a new class without disturbing the others."""
+    import pickle
+
+    from simulate.kit import buffers
+    from simulate.kit.play import play_logs
+
+    _, setup = config()
+    logs = play_logs(setup, 3, True, 0, 20)
+    assert pickle.loads(pickle.dumps(logs)).turns.meta.tolist() == logs.turns.meta.tolist()
+    name = type(logs.turns).__name__
+    assert getattr(buffers, name) is type(logs.turns) and name not in vars(buffers)
+    assert buffers.log_types(setup.game.name, setup.game.tables) is type(logs)  # made once
+    with pytest.raises(AttributeError):
+        buffers.no_such_game__logs  # noqa: B018

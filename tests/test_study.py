@@ -119,8 +119,7 @@ def test_every_point_is_an_ordinary_run_on_the_same_seed(sweep_dir):
 
 
 def test_what_the_workers_measured_equals_the_metrics_read_back_from_the_files(sweep_dir):
-    import importlib
-
+    from reports import dino_kontra_dino
     from reports.measure import measure_run
     from reports.metrics import Context, expand
     from simulate.rundir import Run
@@ -128,7 +127,7 @@ def test_what_the_workers_measured_equals_the_metrics_read_back_from_the_files(s
     folder = next((sweep_dir / "points").iterdir())
     run = Run(folder)
     stored = json.loads((folder / "metrics.json").read_text())["metrics"]
-    refs = expand(Context.of(run, importlib.import_module("reports.dino_kontra_dino")),
+    refs = expand(Context.of(run, dino_kontra_dino.REPORT),
                   list(stored))  # fmt: skip
     again = measure_run(run, refs)
     for name, e in again.items():
@@ -385,15 +384,14 @@ def test_the_re_measurement_seed_shares_no_game_with_the_search():
 
 
 def test_targets_parse_combine_on_their_scales_and_check_constraints():
-    import importlib
-
+    from reports import dino_kontra_dino
     from reports.metrics import Context, Estimate, MetricError
     from reports.targets import Target
 
     s = _setup()
-    module = importlib.import_module("reports.dino_kontra_dino")
+    report = dino_kontra_dino.REPORT
     tables = {t.name: tuple(c.name for c in t.columns) for t in s.game.logged_tables}
-    ctx = Context("dino-kontra-dino", 4, ("greedy",), tables, module)
+    ctx = Context("dino-kontra-dino", 4, ("greedy",), tables, report)
     bound = Target.parse("first_share=0.25, length=12~2, seat_gap, figure_decides<0.4").bind(ctx)
     values = {"first_share": 0.27, "length": 11.0, "seat_gap": 0.03, "figure_decides": 0.41}
     # |0.27 - 0.25| / 0.01 + |11 - 12| / 2 + 0.03 / 0.01
@@ -434,14 +432,13 @@ def test_a_study_folder_of_another_kind_is_refused(cli, search_dir):
 def test_lineup_share_follows_a_bot_through_the_rotation(dkd_run):
     """Each lineup position's share equals its strategy's where labels are unique (the
     fixture's four different bots, seats rotated)."""
-    import importlib
-
+    from reports import dino_kontra_dino
     from reports.measure import measure_run
     from reports.metrics import Context, resolve
     from simulate.rundir import Run
 
     run = Run(dkd_run)
-    ctx = Context.of(run, importlib.import_module("reports.dino_kontra_dino"))
+    ctx = Context.of(run, dino_kontra_dino.REPORT)
     labels = list(run.manifest["strategies"])
     refs = [resolve(f"lineup_share[{j}]", ctx) for j in range(4)]
     refs += [resolve(f"strategy_share[{label}]", ctx) for label in labels]

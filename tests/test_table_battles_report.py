@@ -17,7 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.special import expit
 
-from reports import table_battles as tb
+from reports import table_battles
+from reports.table_battles import analyses, draft, team_model
+from reports.table_battles.games import games_side_by_side, seat_rows
 from rules.table_battles.cards import load_cards
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
@@ -65,13 +67,13 @@ def frame(run: Run, table: str) -> pl.DataFrame:
 
 def test_end_reasons_and_capped_games_match_the_logs(mixed):
     games = frame(mixed, "games")
-    ends = tb.end_reasons(mixed)
+    ends = analyses.end_reasons(mixed)
     counts = dict(zip(ends["end_reason"], ends["games"], strict=True))
     assert sum(counts.values()) == games.height == 3000
     capped = int((games["n_winners"] == 0).sum())
     assert capped > 20 and counts["turn cap"] == capped
     assert (games.filter(pl.col("end_reason") == "turn cap")["turns"] == 30).all()
-    side = tb.games_side_by_side(mixed)
+    side = games_side_by_side(mixed)
     assert side.height == 3000 - capped  # the capped games are left out
 
 
@@ -81,29 +83,29 @@ def test_first_player_and_team_sizes_match_the_logs(mixed):
     )
     decided = players.filter(pl.col("n_winners") > 0)
     first = decided.filter(pl.col("first"))
-    row = tb.first_player(mixed).row(0, named=True)
+    row = analyses.first_player(mixed).row(0, named=True)
     assert row["n"] == first.height
     assert row["mean"] == pytest.approx(first["winner"].mean())
     assert row["lo"] < row["mean"] < row["hi"]
-    sizes = tb.team_sizes(mixed)
+    sizes = analyses.team_sizes(mixed)
     for r in sizes.iter_rows(named=True):
         sub = decided.filter(pl.col("n_dinos") == r["n_dinos"])
         assert r["n"] == sub.height and r["mean"] == pytest.approx(sub["winner"].mean())
-    counts = tb.drafted(mixed)
+    counts = draft.drafted(mixed)
     exploded = decided.select("dinos", "winner").explode("dinos")
     for r in counts.iter_rows(named=True):
         sub = exploded.filter(pl.col("dinos") == r["name"])
         assert r["games"] == sub.height and r["wins"] == sub["winner"].sum()
-    bonuses = tb.marker_bonuses(mixed)
+    bonuses = analyses.marker_bonuses(mixed)
     trex = bonuses.filter(pl.col("bonus").str.contains("Rex")).row(0, named=True)
     assert trex["n"] == decided["trex"].sum()
     assert trex["mean"] == pytest.approx(decided.filter(pl.col("trex"))["winner"].mean())
 
 
 def test_the_team_model_uses_the_bots_and_deals(mixed):
-    model = tb.team_model(mixed)
+    model = team_model.team_model(mixed)
     assert "bot heuristic[rating=0]" in model.terms and "first" in model.terms
-    side = tb.games_side_by_side(mixed)
+    side = games_side_by_side(mixed)
     assert model.games == side.height
     assert side["cluster"].n_unique() < side.height  # rotated pairs share a deal
 
@@ -127,46 +129,47 @@ def test_the_chunked_analyses_equal_the_whole_run(tmp_path, rotate):
     """Chunks of 301 games (deals split across chunks when rotated): the team models from the
     pattern counts (and their second pass) equal the fit on every game at once, and the seat
     analyses the whole-run clustered means; nothing reads a whole table."""
-    from reports.stats import clustered_mean
+    from reports.models.clustered import clustered_mean
 
     bots = "heuristic,heuristic[rating=0]"
     r = make_run(tmp_path / "whole", 1204, bots, rotate, chunk=1204)
     split = ChunksOnly(make_run(tmp_path / "split", 1204, bots, rotate, chunk=301))
-    side = tb.games_side_by_side(r)
+    side = games_side_by_side(r)
     for bonuses in (False, True):
-        whole = tb.team_model(r, bonuses=bonuses, games=side)
-        chunked = tb.team_model(split, bonuses=bonuses)
+        whole = team_model.team_model(r, bonuses=bonuses, games=side)
+        chunked = team_model.team_model(split, bonuses=bonuses)
         assert chunked.terms == whole.terms and chunked.games == whole.games == side.height
         np.testing.assert_allclose(chunked.beta, whole.beta, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(chunked.cov, whole.cov, atol=1e-9 * np.abs(whole.cov).max())
         assert chunked.slope == pytest.approx(whole.slope, rel=1e-12)
         # the maximum of the penalised likelihood: its gradient is 0 there
-        frame, _ = tb.model_frame(side)
+        frame, _ = team_model.model_frame(side)
+        dinos = len(team_model.dino_names(r))
         x = np.column_stack(
             [np.ones(side.height)]
             + [
                 frame["team_a"].list.contains(t).cast(float).to_numpy()
                 - frame["team_b"].list.contains(t).cast(float).to_numpy()
-                for t in chunked.terms[1 : 1 + len(tb.dino_names(r))]
+                for t in chunked.terms[1 : 1 + dinos]
             ]
-            + [frame[c].cast(float).to_numpy() for c in chunked.terms[1 + len(tb.dino_names(r)) :]]
+            + [frame[c].cast(float).to_numpy() for c in chunked.terms[1 + dinos :]]
         )
         p = expit(x @ chunked.beta)
-        penalty = np.r_[0.0, np.full(len(chunked.beta) - 1, tb.L2)]
+        penalty = np.r_[0.0, np.full(len(chunked.beta) - 1, team_model.L2)]
         grad = x.T @ (side["won"].cast(float).to_numpy() - p) - penalty * chunked.beta
         assert np.abs(grad).max() < 1e-6
-    rows = tb.seat_rows(r)
+    rows = seat_rows(r)
     expect = clustered_mean(rows, ["n_dinos", "n_dinos_opp"], "won", pl.col("cluster"))
-    got = tb.size_matchups(split)
+    got = analyses.size_matchups(split)
     for c in ("n", "mean", "lo", "hi"):
         np.testing.assert_allclose(got[c].to_numpy(), expect[c].to_numpy(), rtol=1e-10)
     first = clustered_mean(rows.filter(pl.col("first")), ["seat"], "won", pl.col("cluster"))
-    assert tb.first_player(split)["n"][0] == first["n"].sum()
+    assert analyses.first_player(split)["n"][0] == first["n"].sum()
     from reports.aggregate import map_chunk
     from reports.build import report
 
-    assert "## Draft ratings: printed against simulated" in report(split, tb)[1]
-    for p in tb.partials(r):  # what a chunk hands to the reduce does not grow with its games
+    assert "## Draft ratings: printed against simulated" in report(split, table_battles.REPORT)[1]
+    for p in table_battles.REPORT.partials(r):  # what a chunk hands the reduce: not its games
         big = result_bytes(map_chunk((r, 0, 0, 1204, (p,))))
         small = result_bytes(map_chunk((split.run, 1, 301, 602, (p,))))
         assert big < 2 * small + 4096, (p.name, big, small)
@@ -210,7 +213,7 @@ def test_the_team_model_recovers_planted_strengths_and_flags_the_misrated_dino()
     strength = {k: 0.25 * (r - 5.5) for k, r in rating.items()}  # the ratings are right ...
     strength["d0"] = 1.2  # ... except d0: printed 3, plays like a 10
     games = synthetic(20_000, strength)
-    model = tb.fit_team_model(games, list(strength), ["first"])
+    model = team_model.fit_team_model(games, list(strength), ["first"])
     names = list(strength)
     mean = np.mean(list(strength.values()))
     for k in names:  # every contrast with the average dino within its interval (4 se)
@@ -223,13 +226,13 @@ def test_the_team_model_recovers_planted_strengths_and_flags_the_misrated_dino()
     )  # fmt: skip
     counts = games.select(name="team_a").explode("name").group_by("name").agg(games=pl.len())
     counts = counts.with_columns(raw_win_share=pl.lit(0.5))
-    values = tb.value_table(model, ratings, counts)
+    values = draft.value_table(model, ratings, counts)
     d0 = values.filter(pl.col("name") == "d0").row(0, named=True)
     assert d0["verdict"] == "under-rated" and d0["suggested"] >= 8
     assert values.sort("gap").row(0, named=True)["name"] == "d0"  # the most under-rated
     others = values.filter(pl.col("name") != "d0")
     assert (others["verdict"] == "fits").mean() > 0.6
-    rho = tb.rank_correlation(model, values)
+    rho = draft.rank_correlation(model, values)
     assert rho["lo"] <= rho["rho"] <= rho["hi"] and rho["rho"] > 0.5
 
 
@@ -242,8 +245,8 @@ def test_a_planted_misrating_is_found_in_played_games(tmp_path):
     cards.write_text(text)
     base = make_run(tmp_path / "base", 4000, "heuristic", False)
     planted = make_run(tmp_path / "planted", 4000, "heuristic", False, [f"cards={cards}"])
-    _, before, _ = tb.rating_accuracy(base)
-    _, after, _ = tb.rating_accuracy(planted)
+    _, before, _ = draft.rating_accuracy(base)
+    _, after, _ = draft.rating_accuracy(planted)
     b = before.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
     a = after.filter(pl.col("name") == "Brachiosaurus").row(0, named=True)
     # What holds on every seed tried (seeds 5-12, issue 17's rules): the value rises by 8.6 to

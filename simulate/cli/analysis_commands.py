@@ -33,11 +33,10 @@ def write_report(
     and with ``robustness`` the run's companion with stronger bots (``simulate.robustness``: at
     most ``robustness_games`` games) when it is missing or was made for another configuration.
     """
-    import importlib
-
     from reports.build import report as render_report
     from reports.compare import changed_rules
     from simulate.backends import make_executor
+    from simulate.cli.common import game_report
     from simulate.games import get_game
     from simulate.robustness import ensure_companion
     from simulate.rundir import Run
@@ -59,8 +58,7 @@ def write_report(
     for folder in list_variants(run.store):
         variant = Run(folder)
         paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
-    game = importlib.import_module(spec.report)
-    html, md = render_report(run, game, paired, mapper, precision, checked)
+    html, md = render_report(run, game_report(spec), paired, mapper, precision, checked)
     return run.write_text("report.html", html), run.write_text("report.md", md)
 
 
@@ -267,10 +265,10 @@ def _compare_variant(run_dir, assignments, games, workers, progress) -> None:
 
 
 def _compare_runs(run_dirs: list[str], out: str | None) -> None:
-    import importlib
-
     from reports.build import comparison_page
     from reports.compare import compare_runs, describe_differences
+    from simulate.cli.common import game_report
+    from simulate.games import get_game
     from simulate.rundir import Run
     from simulate.storage import open_store
 
@@ -278,9 +276,7 @@ def _compare_runs(run_dirs: list[str], out: str | None) -> None:
     games = sorted({r.game for r in runs})
     if len(games) > 1:
         raise DinolabError(f"runs of different games cannot be compared: {', '.join(games)}")
-    from simulate.games import get_game
-
-    table = compare_runs(runs, module=importlib.import_module(get_game(games[0]).report))
+    table = compare_runs(runs, report=game_report(get_game(games[0])))
     for k, r in enumerate(runs):
         what = "the base" if k == 0 else describe_differences(runs[0], r)
         echo(f"run {k}: {run_dirs[k]} ({r.games_logged:,} games): {what}")

@@ -1,14 +1,18 @@
-"""Helpers every command shares: compile notices, the report's mapper, executors, and the
-options the study commands (sweep, search) declare alike."""
+"""Helpers every command shares: compile notices, a game's report, the report's mapper,
+executors, and the options the study commands (sweep, search) declare alike."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rules.core.errors import DinolabError
+
+if TYPE_CHECKING:
+    from reports.game import GameReport
+    from simulate.kit.spec import GameSpec
 
 
 def say_if_compiling(game) -> None:
@@ -21,6 +25,19 @@ def say_if_compiling(game) -> None:
             "runs start in seconds) ...",
             err=True,
         )
+
+
+def game_report(game: GameSpec) -> GameReport:
+    """The game's report plug-in (:class:`reports.game.GameReport`): the ``REPORT`` of the
+    module its spec names (``GameSpec.report``), checked."""
+    import importlib
+
+    from reports.game import GameReport
+
+    found = getattr(importlib.import_module(game.report), "REPORT", None)
+    if not isinstance(found, GameReport):
+        raise TypeError(f"{game.report}.REPORT must be a reports.game.GameReport ({game.name})")
+    return found
 
 
 def report_mapper(backend: str, scheduler: str | None, workers: int | None, executor=None):

@@ -1,13 +1,13 @@
 """``dinolab fit``: fit a game's bot valuations by simulation for a rule variant.
 
 The game declares the method (``GameSpec.fit``); this module only validates the request and
-hands the hook the game's report module, since a fit may measure with the report's own
-analyses and ``simulate`` itself never imports ``reports``.
+hands the hook what the game's report measures of a run for it (``GameReport.fit``), since a
+fit measures with the report's own analyses and ``simulate`` itself never imports
+``reports``.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Annotated
 
@@ -69,11 +69,13 @@ def fit(
     16 --out values10b.csv.
     """
     from rules.core.params import parse_assignments, read_rules_file
+    from simulate.cli.common import game_report
     from simulate.games import get_game
     from simulate.kit.spec import FitRequest
 
     g = get_game(game)
-    if g.fit is None:
+    measure = game_report(g).fit
+    if g.fit is None or measure is None:
         raise DinolabError(f"{g.name} has no fitting method (dinolab fit works for: evo)")
     values: dict = {}
     if rules_file:
@@ -95,7 +97,7 @@ def fit(
         raise DinolabError(f"fit: no folder {parent} for --out")
     request = FitRequest(
         params=params, players=counts, games=games, iterations=iterations, seed=seed, out=out,
-        workers=workers, report=importlib.import_module(g.report), echo=echo,
+        workers=workers, measure=measure, echo=echo,
         start=str(start) if start else None, refine=refine,
     )  # fmt: skip
     g.fit(request)

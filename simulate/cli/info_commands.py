@@ -95,12 +95,11 @@ def _knobs(g) -> None:
 
 def _metrics(g) -> None:
     """The metrics of the game (shared and its own), as --target and --metrics name them."""
-    import importlib
-
     from reports.metrics import catalogue
+    from simulate.cli.common import game_report
 
     echo("\nmetrics (dinolab sweep --metrics, search --target, compare, the report's headline):")
-    for m in catalogue(importlib.import_module(g.report)):
+    for m in catalogue(game_report(g)):
         kind = "per game" if m.is_mean else "model"
         echo(
             f"  {m.usage}: {m.meaning} ({m.unit}; scale {m.scale:g}; {kind}; "

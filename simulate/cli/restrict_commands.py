@@ -234,10 +234,9 @@ def play_study(planned: list[PlannedRun], workers: int | None, backend: str, sch
 
 def write_study_report(store, record: dict, mapper=None) -> tuple[str, str, object]:
     """Analyse the study's runs; write report.html and report.md into the study folder."""
-    import importlib
-
     from reports import restrict
     from reports.build import render_html, render_markdown
+    from simulate.cli.common import game_report
     from simulate.games import get_game
     from simulate.rundir import Run
 
@@ -247,9 +246,8 @@ def write_study_report(store, record: dict, mapper=None) -> tuple[str, str, obje
     for _, r in [("baseline", baseline), *runs]:
         if not r.complete:
             raise DinolabError(f"{r.store} is not complete; run the same command again")
-    module = importlib.import_module(game.report)
     try:
-        table = restrict.restricted_play(baseline, runs, module, mapper)
+        table = restrict.restricted_play(baseline, runs, game_report(game), mapper)
     except restrict.NotPaired as exc:
         raise DinolabError(str(exc)) from None
     options = [o for o, _ in runs]

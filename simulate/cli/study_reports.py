@@ -3,10 +3,10 @@ reports of study folders (``dinolab report DIR`` on a sweep or a search)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 
 from rules.core.errors import DinolabError
+from simulate.cli.common import game_report
 
 HEADLINE = ("balance", "seat_gap", "first_share", "length", "capped", "shared")
 """Metrics a search's report shows beside its target's."""
@@ -14,14 +14,14 @@ HEADLINE = ("balance", "seat_gap", "first_share", "length", "capped", "shared")
 
 def metric_context(setup, tables: tuple[str, ...] | None):
     """The metrics' view of a configuration before it is played (its lineup's labels, the
-    columns of the tables it will log, the game's report module)."""
+    columns of the tables it will log, the game's report)."""
     from reports.metrics import Context
 
     game = setup.game
     logged = [t for t in game.logged_tables if tables is None or t.name in tables]
     columns = {t.name: tuple(c.name for c in t.columns) for t in logged}
-    module = importlib.import_module(game.report)
-    return Context(game.name, setup.n_players, tuple(dict.fromkeys(setup.labels)), columns, module)
+    labels = tuple(dict.fromkeys(setup.labels))
+    return Context(game.name, setup.n_players, labels, columns, game_report(game))
 
 
 def choose_metrics(ctx, metrics: str | None):
@@ -51,8 +51,9 @@ def write_study_report(
 ) -> tuple[str, str]:
     """The report of a study folder (a sweep or a search), written into it; returns where.
     With a ``target``, ``echo`` gets the points meeting it."""
-    from reports.metrics import Estimate, MetricError, expand
+    from reports.metrics import Context, Estimate, MetricError, expand
     from reports.sweep import SweepPoint, sweep_sections
+    from simulate.games import get_game
     from simulate.storage import open_store
     from simulate.study import folder
     from simulate.study.sweep import read_sweep
@@ -63,10 +64,7 @@ def write_study_report(
         return write_search_report(where, mapper)
     record, found = read_sweep(store)
     first = found[0][1]
-    game = importlib.import_module(_report_module(record["settings"]["game"]))
-    from reports.metrics import Context
-
-    ctx = Context.of(first, game)
+    ctx = Context.of(first, game_report(get_game(record["settings"]["game"])))
     try:
         refs = expand(ctx, record["settings"]["metrics"])
         bound = parse_target(target, ctx) if target else None
@@ -118,16 +116,8 @@ def study_config_line(record: dict) -> str:
     )
 
 
-def _report_module(game_name: str) -> str:
-    from simulate.games import get_game
-
-    return get_game(game_name).report
-
-
 def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     """The report of a search folder, written into it; returns where."""
-    import importlib
-
     from reports.metrics import Context, MetricError, expand
     from reports.search import search_sections
     from reports.targets import Target
@@ -148,8 +138,7 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     finals = {f["name"]: f for f in summary["finals"]}
     current_run = Run(store.child(summary["finals"][0]["folder"]))
     rec_run = Run(store.child(finals[summary["recommendation"]]["folder"]))
-    module = importlib.import_module(get_game(record["settings"]["game"]).report)
-    ctx = Context.of(current_run, module)
+    ctx = Context.of(current_run, game_report(get_game(record["settings"]["game"])))
     try:
         bound = Target.parse(record["settings"]["target"]).bind(ctx)
         names = list(dict.fromkeys([*bound.names, *(n for n in HEADLINE)]))

@@ -5,9 +5,11 @@ rows one game adds)]``), ``watch`` (the indices of the tables that grow, the onl
 kernel must check for room before a game) and one field per table; each table is a named tuple
 of ``meta`` (its row of the shared ``meta``, a view) and one numpy array per buffer of
 :meth:`~simulate.kit.tables.Table.buffer_specs`. numba compiles a kernel for these
-tuple types like any other argument and caches it (the classes live in this module, so the
-cache can name them). Kernels write ``logs.turns.seat[row]``: by name, so a column cannot be
-filled from another one's position.
+tuple types like any other argument and caches it. The classes are registered by name here
+(:func:`log_types`, when a game's spec is made) and found by name as attributes of this module
+(``simulate.kit.buffers.<game>__<table>``, through the module's ``__getattr__``): that is how
+pickle and numba's cache name them, in any process that has loaded the game. Kernels write
+``logs.turns.seat[row]``: by name, so a column cannot be filled from another one's position.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import collections
 import math
 import re
-import sys
 import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,22 +34,36 @@ ROWS, CAPACITY, ROOM = 0, 1, 2
 """Slots of a table's ``meta``."""
 
 
+_TYPES: dict[str, type] = {}
+"""The buffer classes by name (``<game>__<table>``, ``<game>__logs``)."""
+
+
+def _named(name: str, fields: Sequence[str]) -> type:
+    """The registered named-tuple class ``name`` with ``fields``, made once."""
+    known = _TYPES.get(name)
+    if known is None or known._fields != tuple(fields):
+        _TYPES[name] = known = collections.namedtuple(name, fields, module=__name__)
+    return known
+
+
 def log_types(game: str, tables: Sequence[Table]) -> type:
-    """The named-tuple class of a game's buffers (and one class per table), defined here."""
+    """The named-tuple class of a game's buffers (and one class per table), registered here."""
     slug = re.sub(r"\W", "_", game)
-    module = sys.modules[__name__]
     for t in tables:
-        fields = ["meta", *(b.name for b in t.buffer_specs())]
-        cls = collections.namedtuple(f"{slug}__{t.name}", fields, module=__name__)
-        setattr(module, cls.__name__, cls)
-    names = ["meta", "watch", *(t.name for t in tables)]
-    logs = collections.namedtuple(f"{slug}__logs", names, module=__name__)
-    setattr(module, logs.__name__, logs)
-    return logs
+        _named(f"{slug}__{t.name}", ["meta", *(b.name for b in t.buffer_specs())])
+    return _named(f"{slug}__logs", ["meta", "watch", *(t.name for t in tables)])
+
+
+def __getattr__(name: str) -> type:
+    """A registered buffer class by its name (how pickle and numba's cache find it)."""
+    try:
+        return _TYPES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def _table_type(logs_type: type, table: str) -> type:
-    return getattr(sys.modules[__name__], f"{logs_type.__name__[: -len('__logs')]}__{table}")
+    return _TYPES[f"{logs_type.__name__[: -len('__logs')]}__{table}"]
 
 
 def allocate(

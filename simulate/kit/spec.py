@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import importlib.util
 import json
 from collections.abc import Callable
 from functools import cached_property
@@ -136,9 +137,11 @@ class FitRequest:
     seed: int
     out: str
     workers: int | None
-    report: Any
-    """The game's report module (:attr:`GameSpec.report`), handed over by the CLI: a fit may
-    measure with the report's own analyses, and ``simulate`` never imports ``reports``."""
+    measure: Callable[..., Any]
+    """``measure(run, states, mapper)``: what the game's report measures of a finished run for
+    the fit (its ``GameReport.fit``), handed over by the CLI since ``simulate`` never imports
+    ``reports``; the hook says what it reads of the result (EVO:
+    :class:`simulate.games.evo.fit.Measurement`)."""
     echo: Callable[[str], None]
     """Progress lines (one per iteration)."""
     start: str | None = None
@@ -182,7 +185,10 @@ class GameSpec:
     bench: Bench
     demo: Demo
     report: str
-    """The module of the game's report sections: ``sections(run) -> list[Section]``."""
+    """The module whose ``REPORT`` is the game's report plug-in (a ``reports.game.GameReport``:
+    its sections, metrics, claims ...). The spec names it without importing it (workers never
+    load the reports); registration checks that the module exists, and the CLI, which hands
+    the report its runs, checks what ``REPORT`` is (``simulate.cli.common.game_report``)."""
     notebook: str | None
     """The game's notebook, relative to the project root (executed by the tests)."""
     report_variants: tuple[Variant, ...] = ()
@@ -204,6 +210,8 @@ class GameSpec:
             have = {c.name for c in self.tables[names.index(table)].columns}
             if missing := set(columns) - have:
                 raise TypeError(f"{self.name}.{table} lacks {sorted(missing)}")
+        if importlib.util.find_spec(self.report) is None:
+            raise TypeError(f"{self.name}: no report module {self.report}")
         object.__setattr__(self, "log_type", log_types(self.name, self.tables))
 
     def __reduce__(self):  # workers import the spec's module instead of unpickling functions

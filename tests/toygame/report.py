@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from reports.game import GameReport
 from reports.section import Section
 from reports.source import RunData
 
@@ -12,3 +13,6 @@ def sections(run: RunData) -> list[Section]:
     ties = run.scan("ties").select(pl.len().alias("tied_rounds")).collect()
     return [Section("Tied rounds", "Rounds nobody won (a tie at the top).", ties,
                     {"tied_rounds": "int"}, key="ties")]  # fmt: skip
+
+
+REPORT = GameReport(sections=sections)

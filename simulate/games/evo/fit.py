@@ -5,9 +5,11 @@ Two stages, each an iteration of *play, measure, update*.
 **Values** (``--iterations``), the table's worth of each gene per auction round:
 
 0. Play ``games`` games of ``heuristic-v1`` self-play (typed-in values) and measure every
-   gene's value per auction round with the report's own model (``reports/evo.py``: the linear
-   probability model of the final win share on the position at the auction, values relative to
-   the average gene sold that round, in points). That is the first table.
+   gene's value per auction round with the report's own model (``reports/evo/model.py``: the
+   linear probability model of the final win share on the position at the auction, values
+   relative to the average gene sold that round, in points; ``reports/evo/fitting.py``
+   measures a run for the fit, every value with its standard error). That is the first
+   table.
 1. Play ``games`` games of ``heuristic`` self-play with the current table (new seeds each
    iteration) and measure again; the table after iteration k is the mean of the measurements
    of iterations 1..k (:func:`damping`: fictitious play, which averages out their sampling
@@ -42,21 +44,18 @@ import csv
 import datetime as dt
 import math
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from rules.core.errors import DinolabError
-from rules.evo.constants import GENES, MAX_CYCLE
+from rules.evo.constants import GENES
 from rules.evo.state import make_table
 from simulate.kit.spec import FitRequest
 from strategies.evo.values import SIZES, load, write
 
-Z95 = 1.959963984540054
-"""The normal quantile of the report's 95% intervals (``reports.stats.Z95``; ``simulate``
-never imports ``reports``)."""
 PREMIUM_GAIN = 0.25
 """How much of a gene's measured surplus (points) is added to its bidding premium per
 iteration."""
@@ -84,86 +83,61 @@ def damping(k: int) -> float:
     return 1.0 if k <= 1 else 1.0 / k
 
 
-def _values(report, positions: pl.LazyFrame, sold: pl.DataFrame) -> dict:
-    """(round, gene) -> (value, se) by the report's model on ``positions``."""
-    df = report.relative_gene_values(positions, sold)
-    out = {}
-    if df.is_empty():
-        return out
-    for row in df.iter_rows(named=True):
-        if row["value"] is None:
-            continue
-        se = (row["hi"] - row["lo"]) / (2 * Z95)
-        out[(int(row["round"]), row["gene"])] = (float(row["value"]), float(se))
+class Estimated(Protocol):
+    """A measured value with its standard error."""
+
+    value: float
+    se: float
+
+
+Values = Mapping[tuple[int, str], Estimated]
+"""``(round, gene)`` -> a measured value (points)."""
+
+
+class Measurement(Protocol):
+    """What the EVO report measures of a finished run for the fit
+    (``reports.evo.fitting.FitMeasurement``, handed over as :attr:`FitRequest.measure`)."""
+
+    values: Values
+    """Each gene's value per round, relative to the average gene sold."""
+    by_size: Sequence[Values]
+    """The same on the positions of smaller, median and larger species (:data:`SIZES`)."""
+    by_field: Sequence[Values]
+    """The same on the positions of each climate field."""
+    surplus: Values
+    """Value minus relative price per round and gene sold."""
+    paid: Mapping[tuple[int, str], float]
+    sold: Mapping[tuple[int, str], int]
+    price: Mapping[int, float]
+    median: Mapping[int, float]
+    meteor: Mapping[int, int]
+    summary: pl.DataFrame
+
+
+def states(m: Measurement) -> dict[str, Values]:
+    """The measured values by the table's state names (``all``, the sizes, ``field=F``)."""
+    out: dict[str, Values] = {"all": m.values, **dict(zip(SIZES, m.by_size, strict=False))}
+    out.update({f"field={f}": v for f, v in enumerate(m.by_field)})
     return out
 
 
-def measure(run, report, states: bool = True) -> dict:
-    """One iteration's measurement from a finished run: values per round, gene and state
-    (``states=False``: the rounds' values only), the average price and median species size per
-    round, and the report's gene summary."""
-    prices = report.gene_prices(run)
-    sold = prices.select("gene", "round", "sold")
-    fields = run.scan("rounds").select("game_id", "round", "climate_field")
-    pos = report.positions(run).join(fields, on=["game_id", "round"], how="left")
-    median = pos.group_by("round").agg(median=pl.col("dinos").median()).collect()
-    medians = {int(r): float(m) for r, m in median.iter_rows()}
-    pos = pos.join(median.lazy(), on="round", how="left").with_columns(
-        size=pl.when(pl.col("dinos") <= pl.col("median") - 1)
-        .then(0)
-        .when(pl.col("dinos") >= pl.col("median") + 1)
-        .then(2)
-        .otherwise(1)
-    )
-    measured = {"all": _values(report, pos, sold)}
-    for i, name in enumerate(SIZES if states else ()):
-        measured[name] = _values(report, pos.filter(pl.col("size") == i), sold)
-    for f in range(MAX_CYCLE if states else 0):
-        sub = pos.filter(pl.col("climate_field") == f)
-        measured[f"field={f}"] = _values(report, sub, sold)
-    average = prices.group_by("round").agg(
-        price=(pl.col("paid_mean") * pl.col("sold")).sum() / pl.col("sold").sum()
-    )
-    paid = {int(r): float(p) for r, p in average.iter_rows()}
-    curves = report.gene_price_curves(run)
-    summary = report.gene_summary(curves)
-    surplus = {  # (round, gene) -> (value - price, its standard error, mean price paid)
-        (int(r["round"]), r["gene"]): (
-            r["value"] - r["price"],
-            (r["hi"] - r["lo"]) / (2 * Z95),
-            r["paid_mean"],
-        )
-        for r in curves.iter_rows(named=True)
-        if r["value"] is not None and r["price"] is not None and r["sold"]
-    }
-    meteor = (
-        run.scan("rounds")
-        .group_by("round")
-        .agg(pl.col("meteor_space").mode().first())
-        .collect(engine="streaming")
-    )
-    spaces = {int(r): int(m) for r, m in meteor.iter_rows()}
-    return {"states": measured, "price": paid, "median": medians, "summary": summary,
-            "meteor": spaces, "surplus": surplus}  # fmt: skip
-
-
-def state_shifts(m: dict, left: dict[int, float]) -> dict[tuple[str, str], float]:
+def state_shifts(m: Measurement, left: dict[int, float]) -> dict[tuple[str, str], float]:
     """Per gene and state: how many points per expected round left the state adds to the
     round's value, pooled over the rounds by precision and shrunk towards 0 by
     :data:`PRIOR_PER_ROUND` (``gamma / (1 + (se / prior)^2)``)."""
-    base = m["states"]["all"]
+    base = m.values
     out = {}
-    for state, values in m["states"].items():
+    for state, values in states(m).items():
         if state == "all":
             continue
         for g in GENES:
             num = den = 0.0
-            for (r, gg), (v, se) in values.items():
+            for (r, gg), e in values.items():
                 lr = left.get(r, 0.0)
-                if gg != g or r < 2 or (r, g) not in base or lr <= 0 or not se > 0:
+                if gg != g or r < 2 or (r, g) not in base or lr <= 0 or not e.se > 0:
                     continue
-                w = (lr / se) ** 2
-                num += w * (v - base[(r, g)][0]) / lr
+                w = (lr / e.se) ** 2
+                num += w * (e.value - base[(r, g)].value) / lr
                 den += w
             if den > 0:
                 gamma, se_gamma = num / den, 1 / math.sqrt(den)
@@ -171,11 +145,11 @@ def state_shifts(m: dict, left: dict[int, float]) -> dict[tuple[str, str], float
     return out
 
 
-def table_from(m: dict, rounds: int, left: dict[int, float]) -> dict:
+def table_from(m: Measurement, rounds: int, left: dict[int, float]) -> dict:
     """A full table ``{(round, gene, state): value}`` (with prices and medians) from one
     measurement: round 1 from round 2 scaled by the rounds left, rounds without an estimate
     from the nearest round that has one, state values from :func:`state_shifts`."""
-    base = m["states"]["all"]
+    base = m.values
     cells: dict[tuple[int, str, str], float] = {}
     measured = sorted({r for r, _ in base})
     if not measured:
@@ -189,19 +163,19 @@ def table_from(m: dict, rounds: int, left: dict[int, float]) -> dict:
                 continue
             src = r if (r, g) in base else min(near, key=lambda x: (abs(x - r), -x))
             scale = left.get(r, 1.0) / left.get(src, 1.0) if r < src and left.get(src) else 1.0
-            v0 = base[(src, g)][0] * scale
+            v0 = base[(src, g)].value * scale
             cells[(r, g, "all")] = v0
             for (gg, state), gamma in shifts.items():
                 if gg == g:
                     cells[(r, g, state)] = v0 + gamma * left.get(r, 0.0)
-    last = m["price"].get(max(m["price"]), 0.0) if m["price"] else 0.0
-    price = {r: m["price"].get(r, last) for r in range(1, rounds + 1)}
-    median = {r: m["median"].get(r, 1.0) for r in range(1, rounds + 1)}
+    last = m.price.get(max(m.price), 0.0) if m.price else 0.0
+    price = {r: m.price.get(r, last) for r in range(1, rounds + 1)}
+    median = {r: m.median.get(r, 1.0) for r in range(1, rounds + 1)}
     return {"cells": cells, "price": price, "median": median}
 
 
 def raise_premiums(
-    table: dict, m: dict, rounds: int, gain: float = PREMIUM_GAIN, low: float = 0.0,
+    table: dict, m: Measurement, rounds: int, gain: float = PREMIUM_GAIN, low: float = 0.0,
     high: float = PREMIUM_CAP, prior: float | None = None,
 ) -> None:  # fmt: skip
     """Move each gene's bidding premium by ``gain`` times the surplus the logs measured (value
@@ -214,8 +188,8 @@ def raise_premiums(
     premium = table.setdefault("premium", {})
     for r in range(2, rounds + 1):
         for g in GENES:
-            if (r, g) in m["surplus"]:
-                surplus, se, paid = m["surplus"][(r, g)]
+            if (r, g) in m.surplus:
+                surplus, se, paid = m.surplus[(r, g)].value, m.surplus[(r, g)].se, m.paid[(r, g)]
                 step = gain * surplus
                 if prior is not None:
                     step /= 1.0 + (se / prior) ** 2 if se == se else float("inf")
@@ -300,10 +274,10 @@ def moved(old: dict, new: dict, sold: dict) -> float:
     return num / den if den else float("nan")
 
 
-def _summary_line(n: int, what: str, bots: str, step: str, m: dict, table: dict) -> str:
+def _summary_line(n: int, what: str, bots: str, step: str, m: Measurement, table: dict) -> str:
     """One iteration's progress line (also written into the file's provenance); ``step``: how
     far the measured values moved from the table, if the fit follows them."""
-    s = m["summary"]
+    s = m.summary
     top = s.sort("surplus", descending=True).row(0, named=True) if s.height else None
     paid = {r["gene"]: r["paid"] for r in s.iter_rows(named=True)}
     premium = table.get("premium") or {}
@@ -335,8 +309,8 @@ def _method(req: FitRequest) -> list[str]:
         lines.append(
             f"method: {req.iterations} iterations of {req.games:,} self-play games each after "
             f"one of heuristic-v1 (iteration 0), seeds {req.seed}..{base}; values by the "
-            "report's gene value model (reports/evo.py), relative to the average gene; table "
-            "after iteration k: the mean of the measurements of iterations 1..k"
+            "report's gene value model (reports/evo/model.py), relative to the average gene; "
+            "table after iteration k: the mean of the measurements of iterations 1..k"
         )
     if req.refine:
         lines.append(
@@ -411,23 +385,20 @@ def fit(req: FitRequest) -> None:
                 table = None
                 for k in range(req.iterations + 1):
                     r = play(n, req.seed + k, table)
-                    m = measure(r, req.report)
-                    left = {x: float(tb.rounds_after[s]) for x, s in m["meteor"].items()}
-                    left[1] = float(
-                        tb.rounds_after[min(m["meteor"].get(1, tb.meteor_start + 1), 63)]
-                    )
+                    m: Measurement = req.measure(r, True, None)
+                    left = {x: float(tb.rounds_after[s]) for x, s in m.meteor.items()}
+                    left[1] = float(tb.rounds_after[min(m.meteor.get(1, tb.meteor_start + 1), 63)])
                     new = table_from(m, rounds, left)
-                    sold = {(int(x), g): int(c) for g, x, c in
-                            req.report.gene_prices(r).select("gene", "round", "sold").iter_rows()}  # fmt: skip  # noqa: E501
-                    step = f"{moved(table, new, sold):.2f}" if table is not None else "-"
+                    step = f"{moved(table, new, m.sold):.2f}" if table is not None else "-"
                     table = blend(table, new, damping(k))
                     if k >= 1:
                         raise_premiums(table, m, rounds)
                     bots = "heuristic-v1" if k == 0 else "heuristic"
                     done(r, _summary_line(n, f"iteration {k}/{req.iterations}", bots, step, m,
                                           table), history)  # fmt: skip
-                se = {(x, g, st): v[1] for st, vals in m["states"].items()
-                      for (x, g), v in vals.items()}  # fmt: skip
+                se = {
+                    (x, g, st): e.se for st, vals in states(m).items() for (x, g), e in vals.items()
+                }
                 base = req.seed + req.iterations
             refine(req, n, rounds, table, base, play, done, history)
             rows += rows_of(table, n, left, se)
@@ -450,7 +421,7 @@ def refine(
     kept = []
     for k in range(1, req.refine + 1):
         r = play(n, base + k, table)
-        m = measure(r, req.report, states=False)
+        m = req.measure(r, False, None)
         raise_premiums(table, m, rounds, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
         if 2 * k >= req.refine:
             kept.append(dict(table["premium"]))
@@ -459,5 +430,5 @@ def refine(
     cells = set().union(*kept)
     table["premium"] = {c: sum(p.get(c, 0.0) for p in kept) / len(kept) for c in cells}
     r = play(n, base + req.refine + 1, table)
-    m = measure(r, req.report, states=False)
+    m = req.measure(r, False, None)
     done(r, _summary_line(n, "final", "averaged premiums", "", m, table), history)
