@@ -16,7 +16,7 @@ from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE,
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.options import OPTIONS, option_of
-from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
+from rules.evo.state import EVENTS
 from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import start_game
 from strategies.evo.allowed import forbidden
@@ -78,14 +78,14 @@ def play_checked(
         while True:
             kind = advance(tb, st)
             rnd = int(st.rnd) + 1
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_CARD:
-                    cards.append((rnd, int(e[1]), int(e[2]), int(e[3])))
-                elif e[0] == EV_BID:
-                    bids.append((rnd, *(int(x) for x in e[1:6])))
+            for e in EVENTS.pending(st):
+                if e.kind == "card":
+                    cards.append((rnd, e.seat, e.card, e.window))
+                elif e.kind == "bid":
+                    bids.append((rnd, *e[1:]))
                     bought += 1
-                    genes_bought[int(e[1]), int(e[2])] += 1
-                elif e[0] == EV_COMBAT:
+                    genes_bought[e.seat, e.gene] += 1
+                elif e.kind == "combat":
                     combats += 1
             st.n_ev = 0
             check_board(tb, st)
