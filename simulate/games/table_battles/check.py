@@ -47,15 +47,7 @@ from rules.table_battles.engine import (
 )
 from rules.table_battles.options import option_of
 from rules.table_battles.params import TableBattlesParameters
-from rules.table_battles.state import (
-    E_MARKERS0,
-    E_MARKERS1,
-    E_UP0,
-    E_UP1,
-    EV_DRAFT,
-    EV_TURN,
-    EV_WIDTH,
-)
+from rules.table_battles.state import EVENTS
 from simulate.games.table_battles.kernel import kernel_inputs
 from simulate.kit.spec import Checked, Setup, expect
 from simulate.kit.support import position, start_game
@@ -76,8 +68,8 @@ class CheckedGame(Checked):
     cards0: list[int]
     first: list[int]
     teams: list[list[int]]
-    drafts: list[tuple[int, ...]]  # seat, pick, dino, action, rating
-    turn_records: list[tuple[int, ...]]  # the EV_TURN columns 1..
+    drafts: list[tuple[int, ...]]  # the fields of every draft event
+    turn_records: list[tuple[int, ...]]  # the fields of every turn event
     options_used: list[tuple[int, int]]  # (seat, option) of every action taken
 
 
@@ -166,16 +158,17 @@ def play_checked(
         set_up = False
         while True:
             kind = advance(tb, st)
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_DRAFT:
-                    drafts.append(tuple(int(x) for x in e[1:6]))
-                    expect(int(e[5]) == int(tb.d_rating[int(e[3])]), "draft rating misreported")
-                elif e[0] == EV_TURN:
-                    turns.append(tuple(int(x) for x in e[1:EV_WIDTH]))
-                    expect([int(e[E_MARKERS0]), int(e[E_MARKERS1])] == list(st.markers[:2]),
-                           "the turn record's markers differ from the state")  # fmt: skip
+            for e in EVENTS.pending(st):
+                if e.kind == "draft":
+                    drafts.append(e[1:])
+                    expect(e.draft_rating == int(tb.d_rating[e.dino]), "draft rating misreported")
+                elif e.kind == "turn":
+                    turns.append(e[1:])
+                    left = [e.markers_left_seat0, e.markers_left_seat1]
+                    expect(left == list(st.markers[:2]), "the turn record's markers differ")
                     up = [int(face_up_cards(tb, st, s)) for s in range(2)]
-                    expect([int(e[E_UP0]), int(e[E_UP1])] == up, "face-up cards misreported")
+                    face_up = [e.cards_face_up_seat0, e.cards_face_up_seat1]
+                    expect(face_up == up, "face-up cards misreported")
                     placed_teams = set()
             st.n_ev = 0
             if st.n_slots[0] or st.n_slots[1]:
