@@ -1,8 +1,11 @@
 """Event records declared once (rules.core.events, simulate.kit.events): the declaration's
 checks, emitters writing named fields where reading finds them, copiers filling log columns by
-name."""
+name, and every call site in the code passing fields by name."""
 
 from __future__ import annotations
+
+import ast
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -17,6 +20,7 @@ from simulate.kit.buffers import log_types
 from simulate.kit.events import copier
 from simulate.kit.tables import Buffer, Column, Kind, Table, group
 
+ROOT = Path(__file__).resolve().parents[1]
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
 
 HIT = Event(
@@ -219,3 +223,27 @@ def test_reading_an_unknown_kind_or_event_fails():
         EVENTS.read([7, 0, 0, 0, 0, 0])
     with pytest.raises(ValueError, match="no event 'hits'"):
         EVENTS.layout("hits")
+
+
+def _calls(prefix: str):
+    for room in ("rules", "simulate", "strategies"):
+        for path in (ROOT / room).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id.startswith(prefix)
+                ):
+                    yield path.relative_to(ROOT), node
+
+
+def test_every_emitter_and_copier_call_names_its_fields():
+    """numba has no keyword-only parameters: this keeps a positional (swappable) field out."""
+    emitters = list(_calls("emit_"))
+    assert len(emitters) > 20
+    for path, call in emitters:
+        assert len(call.args) == 1, f"{path}:{call.lineno}: fields by keyword only"
+    copies = [(p, c) for p, c in _calls("copy_") if c.func.id != "copy_record"]
+    assert len(copies) >= 7
+    for path, call in copies:
+        assert len(call.args) == 3, f"{path}:{call.lineno}: context by keyword only"

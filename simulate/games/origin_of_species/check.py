@@ -27,6 +27,7 @@ import dataclasses
 
 import numpy as np
 
+from rules.core.events import event_field, event_kind
 from rules.core.jit import jit
 from rules.origin_of_species.board import is_fed
 from rules.origin_of_species.constants import (
@@ -60,11 +61,11 @@ from rules.origin_of_species.engine import (
 )
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import (
-    EV_ANIMAL,
-    EV_ATTACK,
-    EV_TRAIT,
+    ANIMAL_EVENT,
+    EVENTS,
     F_HIB,
     F_POISONED,
+    TRAIT_EVENT,
     new_states,
 )
 from simulate.games.origin_of_species.kernel import kernel_inputs
@@ -207,9 +208,9 @@ def attack_problem(attacker_traits: int, defender_traits: int) -> str:
 
 def check_attack_event(e) -> None:
     """The traits an attack event records allow the attack; its codes are in range."""
-    problem = attack_problem(int(e[3]), int(e[5]))
+    problem = attack_problem(e.attacker_traits, e.defender_traits)
     expect(not problem, f"logged attack: {problem}")
-    expect(0 <= int(e[6]) <= 3 and 0 <= int(e[7]) <= 2, "bad defence or outcome code")
+    expect(0 <= e.defence_used <= 3 and 0 <= e.outcome <= 2, "bad defence or outcome code")
 
 
 def check_extinction(tb, st) -> None:
@@ -275,20 +276,19 @@ def play_checked(
         most = 0
         while True:
             kind = int(advance(tb, st))
-            for e in np.array(st.ev[: st.n_ev]):
-                if e[0] == EV_TRAIT:
-                    row = tuple(int(x) for x in e[1:9])
-                    traits.append(row)
-                    _, seat, tr, owner = row[:4]
-                    if tr == PARASITE:
+            for e in EVENTS.pending(st):
+                if e.kind == "trait":
+                    traits.append(e[1:])
+                    seat, owner = e.seat, e.target_owner
+                    if e.trait == PARASITE:
                         expect(owner != seat, "Parasite played on an own animal")
                     else:
-                        expect(owner == seat, f"trait {tr} played on another player's animal")
-                elif e[0] == EV_ATTACK:
+                        expect(owner == seat, f"trait {e.trait} played on another player's animal")
+                elif e.kind == "attack":
                     check_attack_event(e)
-                    attacks.append(tuple(int(x) for x in e[1:14]))
-                elif e[0] == EV_ANIMAL:
-                    animals.append(tuple(int(x) for x in e[1:4]))
+                    attacks.append(e[1:])
+                elif e.kind == "animal":
+                    animals.append(e[1:])
             expect(int(st.ev_lost) == 0, "events lost")
             st.n_ev = 0
             check_cards(tb, st)
@@ -375,9 +375,9 @@ def play_games(tb, lineup, st, scratch, seed, first, count, wins, rounds, tallie
         while True:
             kind = advance(tb, st)
             for i in range(st.n_ev):
-                if st.ev[i, 0] == EV_TRAIT:
-                    tallies[0, st.ev[i, 3]] += 1
-                elif st.ev[i, 0] == EV_ANIMAL:
+                if event_kind(st, i) == TRAIT_EVENT.kind:
+                    tallies[0, event_field(st, i, TRAIT_EVENT.trait)] += 1
+                elif event_kind(st, i) == ANIMAL_EVENT.kind:
                     tallies[0, N_TRAITS] += 1
             st.n_ev = 0
             if kind == GAME_OVER:
