@@ -55,7 +55,15 @@ from rules.evo.engine import (
     pack,
 )
 from rules.evo.events import playable
-from rules.evo.state import E_HEAT_SKIN, E_NEOPRENE, E_TOUGH_YOUNG, E_WANDERERS, S_COMBAT, S_METEOR
+from rules.evo.state import (
+    E_HEAT_SKIN,
+    E_NEOPRENE,
+    E_TOUGH_YOUNG,
+    E_WANDERERS,
+    EVENTS,
+    S_COMBAT,
+    S_METEOR,
+)
 from tests.test_evo_rules import BROWN, GREEN, GREY, YELLOW, empty_board, regions_of, run
 
 
@@ -265,9 +273,9 @@ def test_tough_youngsters_place_onto_an_enemy_and_fight_with_one_more_horn():
     st.eff[0] |= E_TOUGH_YOUNG
     assert run(tb, st) == PLACE and enemy in legal(tb, st)
     apply(tb, st, enemy)
-    ev = [e for e in st.ev[: st.n_ev] if e[0] == 1]  # the combat record
-    assert len(ev) == 1 and ev[0][3] == 1 and ev[0][4] == 0 and ev[0][8] == 4  # +1 horn, phase 4
-    won = bool(ev[0][6])
+    (ev,) = [e for e in EVENTS.pending(st) if e.kind == "combat"]
+    assert (ev.attacker_horns, ev.defender_horns, ev.phase) == (1, 0, 4)  # +1 horn, phase 4
+    won = bool(ev.attacker_won)
     assert st.owner[enemy] == (0 if won else 1)
     assert st.born[0] == 1 and st.died_combat[0 if not won else 1] == 1
 

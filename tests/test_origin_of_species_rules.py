@@ -81,7 +81,7 @@ from rules.origin_of_species.engine import (
     is_legal,
 )
 from rules.origin_of_species.params import OosParameters
-from rules.origin_of_species.state import EV_ATTACK, EV_TRAIT, F_HIB, S_RUN, make_table, new_states
+from rules.origin_of_species.state import EVENTS, F_HIB, S_RUN, make_table, new_states
 
 P0 = OosParameters()
 DECK = P0.load_deck()
@@ -161,8 +161,9 @@ def act(tb, st, action: int) -> int:
     return run(tb, st)
 
 
-def events(st, kind: int) -> list[list[int]]:
-    return [[int(x) for x in e[1:]] for e in np.array(st.ev[: st.n_ev]) if e[0] == kind]
+def events(st, kind: str) -> list:
+    """The pending event records of ``kind``, read by name."""
+    return [e for e in EVENTS.pending(st) if e.kind == kind]
 
 
 def extinction(tb, st) -> int:
@@ -275,7 +276,8 @@ def test_card_as_animal_or_either_trait():
     assert pk(OP_TOP, t, 0, 0) in legal(tb, st) and pk(OP_BOTTOM, t, 0, 0) in legal(tb, st)
     act(tb, st, pk(OP_BOTTOM, t, 0, 0))
     assert st.an_tr[0, 0] == 1 << CARNIVORE and st.an_need[0, 0] == 2
-    assert events(st, EV_TRAIT)[-1][:5] == [1, 0, CARNIVORE, 0, t]
+    e = events(st, "trait")[-1]
+    assert (e.round, e.seat, e.trait, e.target_owner, e.card) == (1, 0, CARNIVORE, 0, t)
 
 
 def test_parasite_only_on_other_players_animals():
@@ -291,7 +293,8 @@ def test_parasite_only_on_other_players_animals():
     assert tops == [pk(OP_TOP, t, 1, 0)], "not on its own animal, not twice on one host"
     act(tb, st, tops[0])
     assert st.an_need[1, 0] == 3 and st.an_tr[1, 0] == 1 << PARASITE
-    assert events(st, EV_TRAIT)[-1][1:4] == [0, PARASITE, 1]
+    e = events(st, "trait")[-1]
+    assert (e.seat, e.trait, e.target_owner) == (0, PARASITE, 1)
 
 
 def test_no_duplicate_traits_except_fat_tissue():
@@ -516,15 +519,10 @@ def test_carnivore_kill_gives_two_blue_and_discards_the_prey():
     assert st.discard_n[1] == before + 3, "animal + Burrowing + Cooperation to its owner's pile"
     assert st.an_food[0, c] == 2 and st.an_fat[0, c] == 0, "two blue tokens: its need of 2"
     assert st.r_kills[0] == 1
-    e = events(st, EV_ATTACK)[-1]
-    assert e[1:7] == [
-        0,
-        1 << CARNIVORE | 1 << FAT_TISSUE,
-        1,
-        1 << BURROWING | 1 << COOPERATION,
-        0,
-        OUT_KILLED,
-    ]
+    e = events(st, "attack")[-1]
+    assert (e.attacker_seat, e.attacker_traits) == (0, 1 << CARNIVORE | 1 << FAT_TISSUE)
+    assert (e.defender_seat, e.defender_traits) == (1, 1 << BURROWING | 1 << COOPERATION)
+    assert (e.defence_used, e.outcome) == (0, OUT_KILLED)
     assert k in (FEED, PAUSED)
 
 
@@ -726,9 +724,9 @@ def test_running_escapes_on_four_to_six():
         tb, st, _ = attack_setup(RUNNING)
         st.rng[S_RUN] = np.uint64(1000 + seed)
         act(tb, st, pk(OP_ATTACK, 0, 1, 0, 0))
-        e = events(st, EV_ATTACK)[-1]
-        roll, outcome = e[9], e[6]
-        assert 1 <= roll <= 6 and e[5] == DEF_RUNNING
+        e = events(st, "attack")[-1]
+        roll, outcome = e.running_roll, e.outcome
+        assert 1 <= roll <= 6 and e.defence_used == DEF_RUNNING
         assert outcome == (OUT_ESCAPED if roll >= 4 else OUT_KILLED), (roll, outcome)
         assert (st.n_an[1] == 1) == (roll >= 4)
         if roll >= 4:
@@ -752,8 +750,8 @@ def test_defence_order_is_the_owners():
     tb, st, _ = attack_setup(RUNNING, TAIL_LOSS)
     act(tb, st, pk(OP_ATTACK, 0, 1, 0, 0))
     act(tb, st, pk(OP_TAIL, TAIL_LOSS, 1, 0, 0))  # Tail Loss first: Running never rolled
-    e = events(st, EV_ATTACK)[-1]
-    assert e[6] == OUT_TAIL_LOST and e[7] == 4 and e[9] == 0
+    e = events(st, "attack")[-1]
+    assert e.outcome == OUT_TAIL_LOST and e.defences == 4 and e.running_roll == 0
     assert st.an_tr[1, 0] == 1 << RUNNING
 
 
@@ -772,9 +770,9 @@ def test_mimicry_redirect_limits():
         "only other own animals the carnivore could attack; mandatory, so no accept"
     )
     act(tb, st, pk(OP_MIMIC, 0, 1, m, ok2))
-    e = events(st, EV_ATTACK)[-1]
-    assert e[5] == DEF_MIMICRY and e[6] == OUT_KILLED and e[8] == 1
-    assert e[4] == 1 << GRAZING, "the event records the final target's traits"
+    e = events(st, "attack")[-1]
+    assert e.defence_used == DEF_MIMICRY and e.outcome == OUT_KILLED and e.redirects == 1
+    assert e.defender_traits == 1 << GRAZING, "the event records the final target's traits"
     assert [int(x) for x in st.an_tr[1, :3]] == [1 << MIMICRY, 1 << SWIMMING, 0]
 
 
@@ -823,8 +821,8 @@ def test_mimicry_chain_parameter():
         animal(tb, st, 1, SWIMMING)
         feeding(tb, st, 0)
         act(tb, st, pk(OP_ATTACK, 0, 1, 0, 0))
-        e = events(st, EV_ATTACK)[-1]
-        assert e[8] == redirects and e[6] == OUT_KILLED, chain
+        e = events(st, "attack")[-1]
+        assert e.redirects == redirects and e.outcome == OUT_KILLED, chain
         kept = [int(x) for x in st.an_tr[1, : st.n_an[1]]]
         if chain:
             assert kept == [1 << MIMICRY | 1 << GRAZING, 1 << SWIMMING]
@@ -841,8 +839,9 @@ def test_tail_loss_drops_a_trait_and_gives_one_blue():
     act(tb, st, pk(OP_TAIL, GRAZING, 1, 0, 0))
     assert st.n_an[1] == 1 and st.an_tr[1, 0] == 1 << TAIL_LOSS
     assert st.an_food[0, 0] == 1 and st.discard_n[1] == 1
-    e = events(st, EV_ATTACK)[-1]
-    assert e[5:8] == [DEF_TAIL_LOSS, OUT_TAIL_LOST, 4] and e[12] == GRAZING
+    e = events(st, "attack")[-1]
+    assert (e.defence_used, e.outcome, e.defences) == (DEF_TAIL_LOSS, OUT_TAIL_LOST, 4)
+    assert e.dropped == GRAZING
 
 
 def test_tail_loss_drops_paired_trait_from_both_and_parasite():
@@ -883,7 +882,7 @@ def test_tail_loss_with_poisonous_does_not_poison():
     tb, st, _ = attack_setup(TAIL_LOSS, POISONOUS)
     act(tb, st, pk(OP_ATTACK, 0, 1, 0, 0))
     act(tb, st, pk(OP_TAIL, TAIL_LOSS, 1, 0, 0))
-    assert events(st, EV_ATTACK)[-1][11] == 0
+    assert events(st, "attack")[-1].poisoned == 0
     st.an_food[0, 0] = 2
     st.an_food[1, 0] = 1
     extinction(tb, st)
@@ -893,7 +892,7 @@ def test_tail_loss_with_poisonous_does_not_poison():
 def test_poisonous_prey_kills_the_carnivore():
     tb, st, _ = attack_setup(POISONOUS)
     act(tb, st, pk(OP_ATTACK, 0, 1, 0, 0))
-    assert st.an_food[0, 0] == 2 and events(st, EV_ATTACK)[-1][11] == 1
+    assert st.an_food[0, 0] == 2 and events(st, "attack")[-1].poisoned == 1
     assert st.uses[1, POISONOUS] == 1
     extinction(tb, st)
     assert st.n_an[0] == 0, "fed, but poisoned: it dies at extinction"
@@ -909,7 +908,7 @@ def test_scavenger_order_from_the_attacker_clockwise():
     feeding(tb, st, 0, first=1)
     act(tb, st, pk(OP_ATTACK, 0, 2, 0, 0))
     assert st.an_food[3, 0] == 1 and st.an_food[0, 0] == 0, "seat 3 comes before seat 0"
-    assert events(st, EV_ATTACK)[-1][10] == 3
+    assert events(st, "attack")[-1].scavenger_seat == 3
     # the attacker's own scavengers first, the owner choosing among several
     tb, st = game(3)
     st.n_an[:] = 0

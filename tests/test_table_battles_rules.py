@@ -49,7 +49,7 @@ from rules.table_battles.engine import (
     target_ok,
 )
 from rules.table_battles.params import TableBattlesParameters
-from rules.table_battles.state import EV_DRAFT, make_table, new_states
+from rules.table_battles.state import EVENTS, make_table, new_states
 
 CARDS = load_cards("provisional")
 
@@ -237,7 +237,7 @@ def test_draft_deals_five_removes_secretly_places_then_place_or_remove_with_pass
         assert list(st.hand_len) == [5, 5]
         while True:
             kind = advance(tb, st)
-            events += [tuple(int(x) for x in e[:6]) for e in st.ev[: st.n_ev] if e[0] == EV_DRAFT]
+            events += [e for e in EVENTS.pending(st) if e.kind == "draft"]
             st.n_ev = 0
             if kind != DRAFT:
                 break
@@ -245,13 +245,13 @@ def test_draft_deals_five_removes_secretly_places_then_place_or_remove_with_pass
             apply(tb, st, actions(tb, st, actions(tb, st, -1) - 1))  # last legal action
     assert len(events) == 10
     for s in range(2):
-        mine = [e for e in events if e[1] == s]
-        assert [e[2] for e in mine] == [0, 1, 2, 3, 4]
-        assert mine[0][4] == D_REMOVE_SECRET and mine[1][4] == D_PLACE
-        assert mine[0][3] in hands0[s] and mine[1][3] in hands0[s]
-        assert mine[2][3] in hands0[1 - s]  # hands were passed
-        assert mine[3][3] in hands0[s] and mine[4][3] in hands0[1 - s]
-        assert all(e[5] == CARDS.dinos[e[3]].draft_rating for e in mine)
+        mine = [e for e in events if e.seat == s]
+        assert [e.pick for e in mine] == [0, 1, 2, 3, 4]
+        assert mine[0].action == D_REMOVE_SECRET and mine[1].action == D_PLACE
+        assert mine[0].dino in hands0[s] and mine[1].dino in hands0[s]
+        assert mine[2].dino in hands0[1 - s]  # hands were passed
+        assert mine[3].dino in hands0[s] and mine[4].dino in hands0[1 - s]
+        assert all(e.draft_rating == CARDS.dinos[e.dino].draft_rating for e in mine)
 
 
 def test_draft_cap_forbids_a_ninth_action_card():

@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -164,6 +165,21 @@ def _make_jit(**options):
 
 jit = _make_jit()
 jit_inline = _make_jit(inline="always")
+
+
+def compile_generated(source: str, name: str, namespace: dict[str, Any]) -> Any:
+    """Function ``name`` defined by generated ``source`` (globals: ``namespace``), compiled
+    to be inlined into its callers.
+
+    Not cached on its own (an exec'd function has no source file to stamp), which costs
+    nothing: inlined into a cached kernel, it is cached with the kernel, and the kernel's
+    freshness stamp covers the module that declared it (:func:`dependency_digest`).
+    """
+    from numba import njit
+
+    scope = dict(namespace)
+    exec(compile(source, f"<generated {name}>", "exec"), scope)
+    return njit(nogil=True, inline="always")(scope[name])
 
 
 def records(n: int, dtype: np.dtype) -> np.ndarray:

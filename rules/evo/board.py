@@ -1,4 +1,4 @@
-"""Board primitives of the EVO engine: dinos on regions, climate zones, combat, event records.
+"""Board primitives of the EVO engine: dinos on regions, climate zones, combat.
 
 Every function takes the :data:`~rules.evo.state.TABLE` record ``tb`` and/or the
 :data:`~rules.evo.state.STATE` record ``st`` and is compiled with :data:`rules.core.jit.jit`.
@@ -16,30 +16,12 @@ from rules.evo.state import (
     E_GIANT,
     E_HEAT_SKIN,
     E_NEOPRENE,
-    EV_CAP,
-    EV_COMBAT,
-    EV_DEATH,
     S_COMBAT,
+    emit_combat,
+    emit_death,
 )
 
 UNLIMITED = 1 << 20
-
-
-@jit
-def emit(st, kind: int, a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int) -> None:
-    """Leave an event record for the kernel (dropped when the buffer is full)."""
-    i = st.n_ev
-    if i < EV_CAP:
-        st.ev[i, 0] = kind
-        st.ev[i, 1] = a
-        st.ev[i, 2] = b
-        st.ev[i, 3] = c
-        st.ev[i, 4] = d
-        st.ev[i, 5] = e
-        st.ev[i, 6] = f
-        st.ev[i, 7] = g
-        st.ev[i, 8] = h
-        st.n_ev = i + 1
 
 
 @jit
@@ -76,8 +58,7 @@ def kill(st, r: int, cause: int) -> None:
         st.died_combat[seat] += 1
     else:
         st.died_card[seat] += 1
-    if st.verbose:
-        emit(st, EV_DEATH, seat, r, cause, 0, 0, 0, 0, 0)
+    emit_death(st, seat=seat, region=r, cause=cause)
     remove_dino(st, r)
 
 
@@ -171,5 +152,15 @@ def fight(tb, st, att: int, r: int, extra: int, phase: int) -> bool:
     dh = defence_horns(tb, st, dfd)
     roll = 1 + bounded(st.rng, S_COMBAT, 6)
     won = roll <= win_up_to(tb, ah - dh)
-    emit(st, EV_COMBAT, att, dfd, ah, dh, roll, np.int64(won), r, phase)
+    emit_combat(
+        st,
+        attacker_seat=att,
+        defender_seat=dfd,
+        attacker_horns=ah,
+        defender_horns=dh,
+        roll=roll,
+        attacker_won=np.int64(won),
+        region=r,
+        phase=phase,
+    )
     return won

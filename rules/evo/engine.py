@@ -48,7 +48,6 @@ from rules.evo.board import (
     add_dino,
     allowance,
     attack_odds,
-    emit,
     fight,
     kill,
     move_dino,
@@ -104,13 +103,13 @@ from rules.evo.state import (
     E_OVERFLIER,
     E_TOUGH_YOUNG,
     E_WANDERERS,
-    EV_BID,
-    EV_MOVE,
-    EV_PASS,
-    EV_PLACE,
     S_CLIMATE,
     S_METEOR,
     S_ORDER,
+    emit_bid,
+    emit_move,
+    emit_pass,
+    emit_place,
 )
 
 (ST_ROUND, ST_WINDOW, ST_CLIMATE_CARDS, ST_CLIMATE, ST_MOVE_START, ST_MOVE_PLAYER, ST_MOVE_ASK,
@@ -605,7 +604,7 @@ def pay_auction(tb, st) -> None:
         st.points[s] -= pay
         st.paid[s] = pay
         st.bought[s] = g
-        emit(st, EV_BID, s, g, st.bid_val[s], pay, mut, 0, 0, 0)
+        emit_bid(st, seat=s, gene=g, bid=st.bid_val[s], paid=pay, mutations=mut)
     for i in range(n):
         s = st.order[i]
         g = st.bought[s]
@@ -635,8 +634,7 @@ def apply(tb, st, action: int) -> None:
         to = action & 0xFFFF
         if st.owner[to] < 0:
             move_dino(st, frm, to)
-            if st.verbose:
-                emit(st, EV_MOVE, s, frm, to, 0, 0, 0, 0, 0)
+            emit_move(st, seat=s, origin=frm, destination=to)
         elif fight(tb, st, s, to, 0, 3):
             kill(st, to, 1)
             move_dino(st, frm, to)
@@ -649,8 +647,7 @@ def apply(tb, st, action: int) -> None:
         if st.owner[action] < 0:
             add_dino(st, s, action)
             st.fresh[action] = 1
-            if st.verbose:
-                emit(st, EV_PLACE, s, action, 0, 0, 0, 0, 0, 0)
+            emit_place(st, seat=s, region=action)
         elif fight(tb, st, s, action, tb.tough_young_horns, 4):
             kill(st, action, 1)
             add_dino(st, s, action)
@@ -667,8 +664,7 @@ def apply(tb, st, action: int) -> None:
         if action < 0:
             st.passed[s] = 1
             st.n_passed += 1
-            if st.verbose:
-                emit(st, EV_PASS, s, 0, 0, 0, 0, 0, 0, 0)
+            emit_pass(st, seat=s)
             return
         row = action >> 16
         prev = st.holder[row]

@@ -11,7 +11,7 @@ import numpy as np
 
 from rules.core.jit import jit
 from rules.core.rng import bounded
-from rules.evo.board import emit, kill, set_climate
+from rules.evo.board import kill, set_climate
 from rules.evo.cards import (
     ACCIDENT,
     BIG_BROTHER,
@@ -52,7 +52,7 @@ from rules.evo.state import (
     E_OVERFLIER,
     E_TOUGH_YOUNG,
     E_WANDERERS,
-    EV_CARD,
+    emit_card,
 )
 
 ONE = np.int64(1)
@@ -167,7 +167,7 @@ def play_card(tb, st, seat: int, card: int, target: int, window: int) -> None:
     b = card_bit(card)
     st.hand[seat] &= ~b
     st.played[seat] += 1
-    emit(st, EV_CARD, seat, card, window, target, 0, 0, 0, 0)
+    emit_card(st, seat=seat, card=card, window=window, target=target)
     if card == SLEEP:
         st.sleep = 1
     elif card == ACCIDENT:
@@ -263,5 +263,5 @@ def take_card(st, seat: int) -> None:
     st.locked[seat] |= card_bit(card)
     st.seen[seat] |= card_bit(card)
     st.played[seat] += 1
-    emit(st, EV_CARD, seat, DOUBLING, st.window, card, 1, 0, 0, 0)
+    emit_card(st, seat=seat, card=DOUBLING, window=st.window, target=card, reaction=1)
     st.react = -1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import Event, Events, Field
 from rules.core.jit import records
 from rules.evo.cards import N_CARDS, N_WINDOWS, climate_mask, window_masks
 from rules.evo.constants import (
@@ -44,16 +45,84 @@ N_STREAMS = 5 + P
 E_OVERFLIER, E_GENE_GUARD, E_HEAT_SKIN, E_TOUGH_YOUNG = 1, 2, 4, 8
 E_BIG_BROTHER, E_GIANT, E_INSTINCT, E_NEOPRENE, E_WANDERERS = 16, 32, 64, 128, 256
 
-# Event records the engine leaves in ``ev`` for the kernel to log (columns 1.. per kind).
-EV_COMBAT = 1  # attacker, defender, attacker horns, defender horns, roll, won, region, phase
-EV_CARD = 2  # seat, card number, window (W_*), target, 1 for an Osztódás reaction
-EV_BID = 3  # seat, gene, bid, paid, mutations
-EV_MOVE = 4  # seat, from, to (verbose only)
-EV_PLACE = 5  # seat, region (verbose only)
-EV_DEATH = 6  # seat, region, cause 0 climate / 1 combat / 2 card (verbose only)
-EV_PASS = 7  # seat passes in the auction (verbose only)
-EV_CAP = 64
-EV_WIDTH = 9
+EVENTS = Events(
+    Event(
+        "combat",
+        (
+            Field("attacker_seat", "attacking seat"),
+            Field("defender_seat", "defending seat"),
+            Field("attacker_horns", "effective horns (with Óriásgén, Kemény kölykök)"),
+            Field("defender_horns", "effective horns (with Nagytestvér)"),
+            Field("roll", "the attacker's die"),
+            Field("attacker_won", "1 when the defender is removed"),
+            Field("region", "the contested region (from 0)"),
+            Field("phase", "3 movement, 4 a newborn with Kemény kölykök"),
+        ),
+        doc="an attack, phase 3 or 4",
+    ),
+    Event(
+        "card",
+        (
+            Field("seat", "the player"),
+            Field("card", "card number 1-26"),
+            Field("window", "the moment in the round (cards.W_*)"),
+            Field(
+                "target",
+                "region (from 0), die face, seat or (Osztódás) card number taken; 0 "
+                "when the card has none",
+            ),
+            Field("reaction", "1 for Osztódás played right after another card", default=0),
+        ),
+        doc="an event card played",
+    ),
+    Event(
+        "bid",
+        (
+            Field("seat", "the buyer"),
+            Field("gene", "the gene kind (constants.GENES)"),
+            Field("bid", "the final winning bid"),
+            Field("paid", "points paid (bid minus mutations and Genetikai fölény, at least 0)"),
+            Field("mutations", "mutation genes owned before paying"),
+        ),
+        doc="a gene bought in the auction",
+    ),
+    Event(
+        "move",
+        (
+            Field("seat", "the moving seat"),
+            Field("origin", "the region left (from 0)"),
+            Field("destination", "the empty region entered (from 0)"),
+        ),
+        doc="a dino moves without a fight",
+        verbose=True,
+    ),
+    Event(
+        "place",
+        (
+            Field("seat", "the seat"),
+            Field("region", "the empty region (from 0)"),
+        ),
+        doc="a newborn placed without a fight",
+        verbose=True,
+    ),
+    Event(
+        "death",
+        (
+            Field("seat", "the dino's owner"),
+            Field("region", "its region (from 0)"),
+            Field("cause", "0 the climate, 1 combat, 2 an event card"),
+        ),
+        doc="a dino removed",
+        verbose=True,
+    ),
+    Event("pass", (Field("seat", "the seat"),), doc="a seat passes in the auction", verbose=True),
+    capacity=64,
+)
+"""The records the engine leaves in ``ev`` for the kernel (:mod:`rules.core.events`)."""
+COMBAT_EVENT, CARD_EVENT, BID_EVENT = (EVENTS.layout(e) for e in ("combat", "card", "bid"))
+emit_combat, emit_card, emit_bid = (EVENTS.emitter(e) for e in ("combat", "card", "bid"))
+emit_move, emit_place, emit_death = (EVENTS.emitter(e) for e in ("move", "place", "death"))
+emit_pass = EVENTS.emitter("pass")
 
 TABLE = np.dtype(
     [
@@ -207,9 +276,7 @@ STATE = np.dtype(
         ("penalty", np.int64, (P,)),
         ("points_p5", np.int64, (P,)),  # points after phase 5
         # event records for the kernel
-        ("ev", np.int32, (EV_CAP, EV_WIDTH)),
-        ("n_ev", np.int64),
-        ("verbose", np.int64),
+        *EVENTS.state_fields(),
         ("rng", np.uint64, (N_STREAMS,)),
     ],
     align=True,

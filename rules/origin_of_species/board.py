@@ -27,7 +27,7 @@ from rules.origin_of_species.constants import (
     SWIMMING,
     U_FAT_STORED,
 )
-from rules.origin_of_species.state import EV_CAP, F_HIB, F_NO_RED
+from rules.origin_of_species.state import F_HIB, F_NO_RED
 
 B_SWIM = np.int64(1) << SWIMMING
 B_HBW = np.int64(1) << HIGH_BODY_WEIGHT
@@ -50,31 +50,6 @@ def popcount(x: np.int64) -> np.int64:
     x = (x & 0x333333) + ((x >> 2) & 0x333333)
     x = (x + (x >> 4)) & 0x0F0F0F
     return (x + (x >> 8) + (x >> 16)) & 0x3F
-
-
-@jit_inline
-def emit(st, kind, a, b, c, d, e, f, g, h, i, j, k, l) -> None:
-    """Append an event record (round first); beyond ``EV_CAP`` it is counted in ``ev_lost``."""
-    n = st.n_ev
-    if n >= EV_CAP:
-        st.ev_lost += 1
-        return
-    r = st.ev[n]
-    r[0] = kind
-    r[1] = st.rnd + 1
-    r[2] = a
-    r[3] = b
-    r[4] = c
-    r[5] = d
-    r[6] = e
-    r[7] = f
-    r[8] = g
-    r[9] = h
-    r[10] = i
-    r[11] = j
-    r[12] = k
-    r[13] = l
-    st.n_ev = n + 1
 
 
 @jit_inline

@@ -52,7 +52,6 @@ from rules.origin_of_species.board import (
     arm,
     burrowed,
     drop_trait,
-    emit,
     full_mask,
     give,
     has_link,
@@ -129,20 +128,6 @@ from rules.origin_of_species.constants import (
 )
 from rules.origin_of_species.state import (
     CHANCE,
-    EV_ANIMAL,
-    EV_ATTACK,
-    EV_DRAW,
-    EV_EXTINCT,
-    EV_FAT,
-    EV_FOOD,
-    EV_GRAZE,
-    EV_HIBERNATE,
-    EV_LINK,
-    EV_PASS,
-    EV_PIRACY,
-    EV_RED,
-    EV_SCAVENGE,
-    EV_TRAIT,
     F_ATTACKED,
     F_HIB,
     F_HIB_PREV,
@@ -153,6 +138,20 @@ from rules.origin_of_species.state import (
     S_FOOD,
     S_ORDER,
     S_RUN,
+    emit_animal,
+    emit_attack,
+    emit_draw,
+    emit_extinct,
+    emit_fat,
+    emit_food,
+    emit_graze,
+    emit_hibernate,
+    emit_link,
+    emit_pass,
+    emit_piracy,
+    emit_red,
+    emit_scavenge,
+    emit_trait,
 )
 
 (ST_ROUND, ST_DEV, ST_FOOD, ST_TURN, ST_TURN_CONT, ST_DEFEND, ST_SCAV, ST_CHAIN, ST_EXTINCT,
@@ -404,7 +403,7 @@ def play_card(tb, st, s, action) -> None:
     if op == OP_ANIMAL:
         new_animal(st, s)
         st.animal_out[s, ty] += 1
-        emit(st, EV_ANIMAL, s, ty, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_animal(st, seat=s, card=ty)
         return
     side = op - OP_TOP
     tr = tb.type_top[ty] if side == 0 else tb.type_bot[ty]
@@ -418,7 +417,7 @@ def play_card(tb, st, s, action) -> None:
     else:
         st.an_tr[o, a] |= np.int64(1) << tr
         set_need(tb, st, o, a)
-    emit(st, EV_TRAIT, s, tr, o, ty, side, a, partner, 0, 0, 0, 0, 0)
+    emit_trait(st, seat=s, trait=tr, target_owner=o, card=ty, side=side, animal=a, partner=partner)
 
 
 # ---------------------------------------------------------------- feeding: legality
@@ -597,14 +596,12 @@ def fire(tb, st, s, l, back) -> None:
         give(st, s, x, ONE, YES)
         use(st, s, COMMUNICATION, 1)
         arm(st, s, x, YES)
-        if st.verbose:
-            emit(st, EV_RED, s, x, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_red(st, seat=s, animal=x, via=1, into_fat=0)
     else:
         st.r_blue[s] += give(st, s, x, ONE, YES)
         use(st, s, COMMUNICATION + 1, 1)
         arm(st, s, x, NO)
-    if st.verbose:
-        emit(st, EV_LINK, s, kind, frm, x, 0, 0, 0, 0, 0, 0, 0, 0)
+    emit_link(st, seat=s, link=kind, origin=frm, destination=x)
 
 
 @jit
@@ -704,10 +701,21 @@ def defend_actions(tb, st, k) -> np.int64:
 
 @jit
 def finish_attack(tb, st, outcome) -> None:
-    emit(
-        st, EV_ATTACK, st.at_s, st.at_mask, st.tg_s, st.tg_mask, st.at_last, outcome,
-        st.at_all, st.at_redirects, st.at_roll, st.at_scav, st.at_poison, st.at_dropped,
-    )  # fmt: skip
+    emit_attack(
+        st,
+        attacker_seat=st.at_s,
+        attacker_traits=st.at_mask,
+        defender_seat=st.tg_s,
+        defender_traits=st.tg_mask,
+        defence_used=st.at_last,
+        outcome=outcome,
+        defences=st.at_all,
+        redirects=st.at_redirects,
+        running_roll=st.at_roll,
+        scavenger_seat=st.at_scav,
+        poisoned=st.at_poison,
+        dropped=st.at_dropped,
+    )
     start_chain(st, ST_TURN_CONT)
 
 
@@ -746,8 +754,7 @@ def scav_feed(tb, st, q, x) -> None:
     if d > 0:
         arm(st, q, x, NO)
     st.at_scav = q
-    if st.verbose:
-        emit(st, EV_SCAVENGE, q, x, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    emit_scavenge(st, seat=q, scavenger=x)
     finish_attack(tb, st, np.int64(OUT_KILLED))
 
 
@@ -836,8 +843,7 @@ def feed_apply(tb, st, s, action) -> None:
         if not st.turn_did:
             if tb.pass_final:
                 st.f_passed[s] = 1
-            if st.verbose:
-                emit(st, EV_PASS, s, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_pass(st, seat=s, phase=1)
         end_turn(tb, st)
         return
     op = op_of(action)
@@ -853,8 +859,7 @@ def feed_apply(tb, st, s, action) -> None:
         into = 1 if st.an_food[s, a] >= st.an_need[s, a] else 0
         give(st, s, a, ONE, YES)
         arm(st, s, a, YES)
-        if st.verbose:
-            emit(st, EV_RED, s, a, 0, into, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_red(st, seat=s, animal=a, via=0, into_fat=into)
         start_chain(st, ST_TURN_CONT)
     elif op == OP_ATTACK:
         st.main_done = 1
@@ -864,20 +869,17 @@ def feed_apply(tb, st, s, action) -> None:
         st.an_fat[s, a] -= b
         st.an_food[s, a] = min(st.an_food[s, a] + b, st.an_need[s, a])  # the rest: supply
         use(st, s, FAT_TISSUE, b)
-        if st.verbose:
-            emit(st, EV_FAT, s, a, b, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_fat(st, seat=s, animal=a, tokens=b)
     elif op == OP_HIBERNATE:
         st.an_flags[s, a] |= F_HIB
         use(st, s, HIBERNATION, 1)
-        if st.verbose:
-            emit(st, EV_HIBERNATE, s, a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_hibernate(st, seat=s, animal=a)
     elif op == OP_PIRACY:
         st.an_food[o, b] -= 1
         st.an_flags[s, a] |= F_PIRATED
         d = give(st, s, a, ONE, tb.pirate_fat != 0)
         use(st, s, PIRACY, 1)
-        if st.verbose:
-            emit(st, EV_PIRACY, s, a, o, b, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_piracy(st, seat=s, pirate=a, victim_seat=o, victim=b)
         if d > 0:
             arm(st, s, a, NO)
             start_chain(st, ST_TURN_CONT)
@@ -885,8 +887,7 @@ def feed_apply(tb, st, s, action) -> None:
         st.bank -= 1
         st.grazed[s] |= np.int64(1) << a
         use(st, s, GRAZING, 1)
-        if st.verbose:
-            emit(st, EV_GRAZE, s, a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_graze(st, seat=s, grazer=a)
 
 
 # ---------------------------------------------------------------- extinction, draw, scores
@@ -914,8 +915,7 @@ def extinction_and_draw(tb, st) -> None:
         pts, _, tc = seat_score(tb, st, s)
         st.r_traits[s] = tc
         st.r_score[s] = pts
-        if st.verbose:
-            emit(st, EV_EXTINCT, s, starved, poisoned, st.n_an[s], 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_extinct(st, seat=s, starved=starved, poisoned=poisoned, survivors=st.n_an[s])
     # the draw: one card at a time from the first player, while the deck lasts
     want = st.first_roll  # scratch: cards still owed
     for s in range(n):
@@ -936,8 +936,7 @@ def extinction_and_draw(tb, st) -> None:
                     more = True
     for s in range(n):
         st.r_hand[s] = st.n_hand[s]
-        if st.verbose:
-            emit(st, EV_DRAW, s, st.r_drawn[s], st.n_hand[s], 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        emit_draw(st, seat=s, drawn=st.r_drawn[s], hand=st.n_hand[s])
         for a in range(st.n_an[s]):
             st.an_food[s, a] = 0
             f = st.an_flags[s, a]
@@ -1130,8 +1129,7 @@ def advance(tb, st) -> np.int64:
                 for a in range(st.n_an[q]):
                     need += st.an_need[q, a]
                 st.r_need[q] = need
-            if st.verbose:
-                emit(st, EV_FOOD, bank, st.first, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_food(st, bank=bank, first=st.first)
             st.pos = 0
             st.idle = 0
             st.step = ST_TURN
@@ -1176,8 +1174,7 @@ def apply(tb, st, action) -> None:
     elif kind == DEVELOP:
         if action < 0:
             st.dev_passed[s] = 1
-            if st.verbose:
-                emit(st, EV_PASS, s, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            emit_pass(st, seat=s, phase=0)
         else:
             play_card(tb, st, s, action)
     elif kind == DEFEND:

@@ -19,14 +19,14 @@ Where the logged quantities live (the kit reads them; see ``docs/origin_of_speci
   ``r_score`` (the points the seat would score if the game ended after this extinction),
   ``uses_r`` (trait uses this round).
 * per game and seat: ``uses`` (trait uses, :data:`~rules.origin_of_species.constants.USE_DOCS`).
-* events in ``ev[:n_ev]`` (the kernel copies and clears them after each engine call):
-  EV_TRAIT, EV_ATTACK, EV_ANIMAL always; the others only with ``verbose`` set.
+* event records (:data:`EVENTS`; the kernel copies and clears them after each engine call).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import Event, Events, Field
 from rules.core.jit import records
 from rules.origin_of_species.constants import (
     CARNIVORE,
@@ -61,29 +61,148 @@ F_HIB_PREV = 16  # hibernated last round
 F_POISONED = 32  # ate a Poisonous animal: dies at extinction
 F_MIMIC = 64  # its Mimicry was used this round
 
-# Event records (ev[i, 0] = kind, columns 1.. below; rounds count from 1).
-EV_TRAIT = 1  # round, seat, trait, target_owner, card type, side (0 top, 1 bottom), animal, partner
-EV_ATTACK = 2  # round, attacker_seat, attacker_traits, defender_seat, defender_traits,
-#                defence_used, outcome, defences (bits 1 run, 2 mimicry, 4 tail), redirects,
-#                running roll (0 none), scavenger seat (-1), poisoned, trait dropped (-1)
-EV_ANIMAL = 3  # round, seat, card type
-EV_RED = 4  # round, seat, animal, via (0 own turn, 1 Communication), into fat (verbose)
-EV_FAT = 5  # round, seat, animal, tokens converted (verbose)
-EV_HIBERNATE = 6  # round, seat, animal (verbose)
-EV_PIRACY = 7  # round, seat, pirate, victim seat, victim (verbose)
-EV_GRAZE = 8  # round, seat, grazer (verbose)
-EV_LINK = 9  # round, seat, link kind (0 comm, 1 coop), from, to (verbose)
-EV_SCAVENGE = 10  # round, seat, scavenger (verbose)
-EV_PASS = 11  # round, seat, phase (0 development, 1 feeding) (verbose)
-EV_EXTINCT = 12  # round, seat, starved, poisoned, survivors (verbose)
-EV_DRAW = 13  # round, seat, cards drawn, hand (verbose)
-EV_FOOD = 14  # round, food bank rolled, first player (verbose)
-EV_NAMES = (
-    "", "trait", "attack", "animal", "red", "fat", "hibernate", "piracy", "graze", "link",
-    "scavenge", "pass", "extinct", "draw", "food",
-)  # fmt: skip
-EV_CAP = 96
-EV_WIDTH = 14
+EVENTS = Events(
+    Event(
+        "trait",
+        (
+            Field("seat", "the player who played the card"),
+            Field("trait", "the trait played (constants.TRAITS)"),
+            Field("target_owner", "seat whose animal received it (another only for a Parasite)"),
+            Field("card", "the card type (deck order)"),
+            Field("side", "0 its top, 1 its bottom"),
+            Field("animal", "the animal (from 0, in its owner's row)"),
+            Field("partner", "the second animal of a paired trait, -1 none"),
+        ),
+        doc="a trait card laid face up",
+    ),
+    Event(
+        "attack",
+        (
+            Field("attacker_seat", "seat of the carnivore"),
+            Field("attacker_traits", "the carnivore's trait mask"),
+            Field("defender_seat", "seat of the final target (after any Mimicry)"),
+            Field("defender_traits", "the final target's trait mask"),
+            Field("defence_used", "the last defence used (constants.DEFENCES)"),
+            Field("outcome", "constants.OUTCOMES"),
+            Field("defences", "every defence used: bits 1 Running, 2 Mimicry, 4 Tail Loss"),
+            Field("redirects", "times Mimicry redirected the attack"),
+            Field("running_roll", "Running's die on the final target, 0 not rolled"),
+            Field("scavenger_seat", "seat whose Scavenger took food from the kill, -1 none"),
+            Field("poisoned", "1: the prey was Poisonous"),
+            Field("dropped", "the trait Tail Loss dropped, -1 none"),
+        ),
+        doc="an attack, on its final target",
+    ),
+    Event(
+        "animal",
+        (Field("seat", "the player"), Field("card", "the card type played as an animal")),
+        doc="a new animal",
+    ),
+    Event(
+        "red",
+        (
+            Field("seat", "the animal's owner"),
+            Field("animal", "the animal"),
+            Field("via", "0 its owner's turn, 1 Communication"),
+            Field("into_fat", "1: stored as fat"),
+        ),
+        doc="a red token taken from the food bank",
+        verbose=True,
+    ),
+    Event(
+        "fat",
+        (
+            Field("seat", "the owner"),
+            Field("animal", "the animal"),
+            Field("tokens", "fat tokens converted"),
+        ),
+        doc="fat converted to food",
+        verbose=True,
+    ),
+    Event(
+        "hibernate",
+        (Field("seat", "the owner"), Field("animal", "the animal")),
+        doc="Hibernation used",
+        verbose=True,
+    ),
+    Event(
+        "piracy",
+        (
+            Field("seat", "the pirate's owner"),
+            Field("pirate", "the pirate"),
+            Field("victim_seat", "the victim's owner"),
+            Field("victim", "the victim"),
+        ),
+        doc="Piracy steals a token",
+        verbose=True,
+    ),
+    Event(
+        "graze",
+        (Field("seat", "the owner"), Field("grazer", "the grazer")),
+        doc="Grazing destroys a red token in the bank",
+        verbose=True,
+    ),
+    Event(
+        "link",
+        (
+            Field("seat", "the owner"),
+            Field("link", "0 Communication, 1 Cooperation"),
+            Field("origin", "the animal passing the token on"),
+            Field("destination", "the animal receiving it"),
+        ),
+        doc="a paired trait passes a token on",
+        verbose=True,
+    ),
+    Event(
+        "scavenge",
+        (Field("seat", "the owner"), Field("scavenger", "the scavenger")),
+        doc="a Scavenger takes a token from the kill",
+        verbose=True,
+    ),
+    Event(
+        "pass",
+        (Field("seat", "the seat"), Field("phase", "0 development, 1 feeding")),
+        doc="a seat passes (development) or ends its feeding",
+        verbose=True,
+    ),
+    Event(
+        "extinct",
+        (
+            Field("seat", "the seat"),
+            Field("starved", "animals that starved"),
+            Field("poisoned", "animals that died of poison"),
+            Field("survivors", "animals left"),
+        ),
+        doc="a seat's extinction",
+        verbose=True,
+    ),
+    Event(
+        "draw",
+        (Field("seat", "the seat"), Field("drawn", "cards drawn"), Field("hand", "hand after")),
+        doc="a seat's draw",
+        verbose=True,
+    ),
+    Event(
+        "food",
+        (Field("bank", "red tokens rolled for the food bank"), Field("first", "first player")),
+        doc="the food bank rolled",
+        verbose=True,
+    ),
+    capacity=96,
+    stamp_round=True,
+    count_lost=True,
+)
+"""The records the engine leaves in ``ev`` (:mod:`rules.core.events`): ``trait``, ``attack``
+and ``animal`` always, the others only while ``verbose``; a record that finds the buffer full
+is counted in ``ev_lost``."""
+TRAIT_EVENT, ATTACK_EVENT, ANIMAL_EVENT = (EVENTS.layout(e) for e in ("trait", "attack", "animal"))
+emit_trait, emit_attack, emit_animal = (EVENTS.emitter(e) for e in ("trait", "attack", "animal"))
+emit_red, emit_fat, emit_hibernate = (EVENTS.emitter(e) for e in ("red", "fat", "hibernate"))
+emit_piracy, emit_graze, emit_link = (EVENTS.emitter(e) for e in ("piracy", "graze", "link"))
+emit_scavenge, emit_pass, emit_extinct = (
+    EVENTS.emitter(e) for e in ("scavenge", "pass", "extinct")
+)
+emit_draw, emit_food = EVENTS.emitter("draw"), EVENTS.emitter("food")
 
 TABLE = np.dtype(
     [
@@ -228,10 +347,7 @@ STATE = np.dtype(
         ("bot_f", np.float64, (96,)),
         ("bot_i", np.int64, (96,)),
         # event records for the kernel
-        ("ev", np.int32, (EV_CAP, EV_WIDTH)),
-        ("n_ev", np.int64),
-        ("ev_lost", np.int64),
-        ("verbose", np.int64),
+        *EVENTS.state_fields(),
         ("pause", np.int64),  # 1: advance stops (returns NO_DECISION) before each extinction
         ("rng", np.uint64, (N_STREAMS,)),
     ],

@@ -96,29 +96,9 @@ from rules.table_battles.constants import (
 )
 from rules.table_battles.state import (
     CHANCE,
-    E_ATTACKER,
-    E_CARD,
-    E_COUNTER,
-    E_HIT_DINO,
-    E_HITS,
-    E_MARKERS0,
-    E_MARKERS1,
-    E_PLACED,
-    E_REACTION,
-    E_REACTOR,
-    E_RESOLVED,
-    E_RKIND,
-    E_SEAT,
-    E_SELF,
-    E_STOLEN,
-    E_TARGET,
-    E_TURN,
-    E_UP0,
-    E_UP1,
-    EV_CAP,
-    EV_DRAFT,
-    EV_TURN,
     S_DICE,
+    emit_draft,
+    emit_turn,
 )
 
 (ST_DRAFT, ST_SETUP, ST_TURN_START, ST_ATTACK_ASK, ST_HITS, ST_COUNTER, ST_SELF, ST_ROLL,
@@ -358,52 +338,44 @@ def place_ok(tb, st, slot: int, face: int, count: int) -> bool:
 # ---------------------------------------------------------------- events and the end
 
 
-@jit_inline
-def emit_draft(tb, st, s: int, pick: int, d: int, mode: int) -> None:
-    if st.n_ev < EV_CAP:
-        e = st.ev[st.n_ev]
-        e[0] = EV_DRAFT
-        e[1] = s
-        e[2] = pick
-        e[3] = d
-        e[4] = mode
-        e[5] = tb.d_rating[d]
-        st.n_ev += 1
-
-
 @jit
-def emit_turn(tb, st) -> None:
-    if st.n_ev >= EV_CAP:
-        return
+def record_turn(tb, st) -> None:
+    """Leave the record of the turn just finished."""
     a = st.active
     o = 1 - a
-    e = st.ev[st.n_ev]
-    for k in range(e.shape[0]):
-        e[k] = -1
-    e[0] = EV_TURN
-    e[E_TURN] = st.turn
-    e[E_SEAT] = a
+    attacker, card, target = -1, -1, -1
     if st.a_slot >= 0:
-        e[E_ATTACKER] = st.team[a, st.a_team]
-        e[E_CARD] = st.slot_card[a, st.a_slot]
-        e[E_TARGET] = st.team[o, st.tgt]
+        attacker = st.team[a, st.a_team]
+        card = st.slot_card[a, st.a_slot]
+        target = st.team[o, st.tgt]
+    reaction, reactor = -1, -1
     if st.r_slot >= 0:
-        e[E_REACTION] = st.slot_card[o, st.r_slot]
-        e[E_REACTOR] = st.team[o, st.slot_team[o, st.r_slot]]
-    e[E_RKIND] = st.r_kind
-    if st.h_team >= 0:
-        e[E_HIT_DINO] = st.team[o, st.h_team]
-    e[E_HITS] = st.hits
-    e[E_RESOLVED] = st.resolved
-    e[E_COUNTER] = st.counter
-    e[E_SELF] = st.self_hits
-    e[E_MARKERS0] = st.markers[0]
-    e[E_MARKERS1] = st.markers[1]
-    e[E_UP0] = face_up_cards(tb, st, np.int64(0))
-    e[E_UP1] = face_up_cards(tb, st, np.int64(1))
-    e[E_PLACED] = st.dice_placed
-    e[E_STOLEN] = st.stolen
-    st.n_ev += 1
+        reaction = st.slot_card[o, st.r_slot]
+        reactor = st.team[o, st.slot_team[o, st.r_slot]]
+    hit = st.team[o, st.h_team] if st.h_team >= 0 else -1
+    emit_turn(
+        st,
+        turn=st.turn,
+        seat=a,
+        attacker=attacker,
+        attack_card=card,
+        attack_dice=st.a_dice,
+        target=target,
+        reaction=reaction,
+        reaction_kind=st.r_kind,
+        reactor=reactor,
+        hit_dino=hit,
+        hits=st.hits,
+        resolved=st.resolved,
+        counter_hits=st.counter,
+        self_hits=st.self_hits,
+        markers_left_seat0=st.markers[0],
+        markers_left_seat1=st.markers[1],
+        cards_face_up_seat0=face_up_cards(tb, st, np.int64(0)),
+        cards_face_up_seat1=face_up_cards(tb, st, np.int64(1)),
+        dice_placed=st.dice_placed,
+        stolen=st.stolen,
+    )
 
 
 @jit
@@ -723,7 +695,7 @@ def advance(tb, st) -> int:
                 return PLACE
             st.step = ST_TURN_END
         elif step == ST_TURN_END:
-            emit_turn(tb, st)
+            record_turn(tb, st)
             st.turn += 1
             if st.over:
                 st.step = ST_OVER
@@ -788,7 +760,7 @@ def resolve_draft(tb, st) -> None:
             bit = np.int64(1) << d
             st.seen[0] |= bit
             st.seen[1] |= bit
-        emit_draft(tb, st, s, pick, d, mode)
+        emit_draft(st, seat=s, pick=pick, dino=d, action=mode, draft_rating=tb.d_rating[d])
         st.has_pend[s] = 0
     if st.dstep >= 1:  # pass the hands to the opponent
         for k in range(max(st.hand_len[0], st.hand_len[1])):

@@ -11,15 +11,15 @@ Where the logged quantities live (the kit's logging kernel reads these):
   cards at the start), ``markers0[s]`` (hit markers at the start), ``first[s]`` (1 for the
   first player), the winner from ``winner`` (seat, -1 when none) or ``final_result``;
 * per game: ``turn`` (turns played), ``end_reason`` (constants.END_*);
-* draft picks and turns: the event records ``ev[:n_ev]`` (layouts below), drained by the
-  kernel after every :func:`rules.table_battles.engine.advance`; the current turn's values are
-  also in the ``t_*`` fields until the next turn starts.
+* draft picks and turns: the event records (:data:`EVENTS`); the current turn's values are
+  also in the state's fields until the next turn starts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import Event, Events, Field
 from rules.core.jit import records
 from rules.table_battles.cards import TREX_NAME, CardPool
 from rules.table_battles.constants import (
@@ -44,21 +44,50 @@ CHANCE = 0
 S_DICE = 1 + P  # seat s rolls from S_DICE + s
 N_STREAMS = 3 + P
 
-# Event records the engine leaves in ``ev`` (column 0 = kind) for the kernel to log.
-EV_DRAFT = 1
-"""seat, pick (0 = the secret removal, 1 = the first placement, 2.. = place-or-remove), dino,
-action (constants.D_PLACE / D_REMOVE_OPEN / D_REMOVE_SECRET), draft rating"""
-EV_TURN = 2
-"""turn (from 0), seat, attacking dino (-1: no attack), attack card (global card id, -1),
-target dino (-1), reaction card (global card id, -1: none), reaction kind (constants.RK_*),
-reacting dino (-1), dino that took the hits (-1), hits (after every modifier), resolved by
-(-1 no hits, 0 markers removed, 1 card flipped), counter hits on the attacker, self hits paid,
-markers left seat 0, seat 1, face-up action cards seat 0, seat 1, dice placed, markers stolen"""
-(E_KIND, E_TURN, E_SEAT, E_ATTACKER, E_CARD, E_TARGET, E_REACTION, E_RKIND, E_REACTOR,
- E_HIT_DINO, E_HITS, E_RESOLVED, E_COUNTER, E_SELF, E_MARKERS0, E_MARKERS1, E_UP0, E_UP1,
- E_PLACED, E_STOLEN) = range(20)  # fmt: skip
-EV_CAP = 32
-EV_WIDTH = 20
+EVENTS = Events(
+    Event(
+        "draft",
+        (
+            Field("seat", "the seat"),
+            Field("pick", "0 the secret removal, 1 the first placement, 2.. place-or-remove"),
+            Field("dino", "the dino (row of the card file)"),
+            Field("action", "constants.D_PLACE / D_REMOVE_OPEN / D_REMOVE_SECRET"),
+            Field("draft_rating", "its printed draft rating"),
+        ),
+        doc="a dino card drafted (placed or removed)",
+    ),
+    Event(
+        "turn",
+        (
+            Field("turn", "turn, from 0 (both players' turns counted)"),
+            Field("seat", "the active seat"),
+            Field("attacker", "the attacking dino, -1 when there was no attack"),
+            Field("attack_card", "the attacking action card (global card id), -1 none"),
+            Field("attack_dice", "dice on the attacking card when it attacked"),
+            Field("target", "the targeted dino, -1 none"),
+            Field("reaction", "the reacting card (global card id), -1 none"),
+            Field("reaction_kind", "constants.RK_*"),
+            Field("reactor", "the reacting dino, -1 none"),
+            Field("hit_dino", "the dino that took the hits, -1 none (blocked, no attack)"),
+            Field("hits", "hits of the attack after every modifier and the reaction"),
+            Field("resolved", "-1 no hits, 0 markers removed, 1 a card flipped"),
+            Field("counter_hits", "counter hits on the attacking dino"),
+            Field("self_hits", "'1 self' markers the attacker paid"),
+            Field("markers_left_seat0", "hit markers left, seat 0"),
+            Field("markers_left_seat1", "hit markers left, seat 1"),
+            Field("cards_face_up_seat0", "face-up action cards of the dinos in play, seat 0"),
+            Field("cards_face_up_seat1", "face-up action cards of the dinos in play, seat 1"),
+            Field("dice_placed", "dice the active seat placed in its dice phase"),
+            Field("stolen", "markers the Velociraptors' Egg Thieves took back"),
+        ),
+        doc="a player turn, finished",
+    ),
+    capacity=32,
+)
+"""The records the engine leaves in ``ev``, drained by the kernel after every
+:func:`rules.table_battles.engine.advance` (:mod:`rules.core.events`)."""
+DRAFT_EVENT, TURN_EVENT = EVENTS.layout("draft"), EVENTS.layout("turn")
+emit_draft, emit_turn = EVENTS.emitter("draft"), EVENTS.emitter("turn")
 
 TABLE = np.dtype(
     [
@@ -181,8 +210,7 @@ STATE = np.dtype(
         ("bk_hits", np.int64),
         ("bk_kind", np.int64),  # 0 the attack's hits, 1 counter hits on the attacker
         # event records for the kernel
-        ("ev", np.int32, (EV_CAP, EV_WIDTH)),
-        ("n_ev", np.int64),
+        *EVENTS.state_fields(),
         ("rng", np.uint64, (N_STREAMS,)),
     ],
     align=True,

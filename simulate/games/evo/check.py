@@ -15,7 +15,7 @@ from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE,
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
 from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.options import option_of
-from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT
+from rules.evo.state import EVENTS
 from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
 from strategies.evo.bots import choose
 
@@ -62,15 +62,16 @@ class EvoReferee(Referee):
         self.bids: list[tuple[int, int, int, int, int, int]] = []
         self.combats = 0
 
-    def event(self, e: np.ndarray) -> None:
+    def event(self, row: np.ndarray) -> None:
         rnd = int(self.st.rnd) + 1
-        if e[0] == EV_CARD:
-            self.cards.append((rnd, int(e[1]), int(e[2]), int(e[3])))
-        elif e[0] == EV_BID:
-            self.bids.append((rnd, *(int(x) for x in e[1:6])))
+        e = EVENTS.read(row)
+        if e.kind == "card":
+            self.cards.append((rnd, e.seat, e.card, e.window))
+        elif e.kind == "bid":
+            self.bids.append((rnd, *e[1:]))
             self.bought += 1
-            self.genes_bought[int(e[1]), int(e[2])] += 1
-        elif e[0] == EV_COMBAT:
+            self.genes_bought[e.seat, e.gene] += 1
+        elif e.kind == "combat":
             self.combats += 1
 
     def step(self, kind: int) -> None:

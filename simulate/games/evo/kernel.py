@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import copy_record, event_kind
 from rules.core.jit import jit
-from rules.evo.cards import CARDS, T_NEWBORN, T_VICTIM, WINDOW_PHASE
 from rules.evo.constants import GAME_OVER, N_GENES, ROUND_DONE
 from rules.evo.engine import advance, apply, deal, final_result
-from rules.evo.state import EV_BID, EV_CARD, EV_COMBAT, EV_WIDTH
+from rules.evo.state import BID_EVENT, CARD_EVENT, COMBAT_EVENT
+from simulate.games.evo.tables import copy_bid, copy_card, copy_combat
 from simulate.kit.support import claim, logging, position, room, start_game
 from strategies.evo.bots import choose
-
-PHASE_OF_WINDOW = np.array(WINDOW_PHASE, dtype=np.int8)
-REGION_TARGET = np.array([c.target in (T_VICTIM, T_NEWBORN) for c in CARDS], dtype=np.int8)
-"""1 for the cards whose target is a region (by card number - 1): logged from 1, as the map
-numbers regions."""
 
 
 @jit
@@ -41,9 +37,10 @@ def play_chunk(
     the first game not played (earlier than ``stop`` when a table needs room).
 
     ``tables``, ``lineups``, ``states`` and ``scratches`` (the bots' work record and spare
-    states, :data:`~strategies.evo.search.SCRATCH`) are record arrays. The logging is written
-    out here rather than in helper functions: every call that receives ``logs`` pays a
-    reference count per buffer, which cost more than the logging itself.
+    states, :data:`~strategies.evo.search.SCRATCH`) are record arrays. The engine's event
+    records become rows through the copiers declared with the tables (inlined); the other rows
+    are written out here rather than in helper functions: every call that receives ``logs``
+    pays a reference count per buffer, which cost more than the logging itself.
     """
     tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     n = tb.n_players
@@ -69,47 +66,17 @@ def play_chunk(
             if st.n_ev and detail:  # move the engine's event records into the columns
                 rnd = st.rnd + 1
                 for i in range(st.n_ev):
-                    ev = st.ev[i, 0]
-                    if ev == EV_COMBAT:
-                        r = claim(cl)
-                        cl.game_id[r] = gid
-                        cl.round[r] = rnd
-                        cl.phase[r] = st.ev[i, 8]
-                        cl.attacker_seat[r] = st.ev[i, 1]
-                        cl.defender_seat[r] = st.ev[i, 2]
-                        cl.attacker_horns[r] = st.ev[i, 3]
-                        cl.defender_horns[r] = st.ev[i, 4]
-                        cl.roll[r] = st.ev[i, 5]
-                        cl.attacker_won[r] = st.ev[i, 6] != 0
-                        cl.region[r] = st.ev[i, 7] + 1
-                    elif ev == EV_BID:
-                        r = claim(bl)
-                        bl.game_id[r] = gid
-                        bl.round[r] = rnd
-                        bl.seat[r] = st.ev[i, 1]
-                        bl.gene[r] = st.ev[i, 2]
-                        bl.bid[r] = st.ev[i, 3]
-                        bl.paid[r] = st.ev[i, 4]
-                        bl.mutations[r] = st.ev[i, 5]
-                    elif ev == EV_CARD:
-                        r = claim(kl)
-                        card = st.ev[i, 2]
-                        window = st.ev[i, 3]
-                        target = st.ev[i, 4] + REGION_TARGET[card - 1]
-                        kl.game_id[r] = gid
-                        kl.round[r] = rnd
-                        kl.seat[r] = st.ev[i, 1]
-                        kl.card[r] = card
-                        kl.card_name[r] = card - 1
-                        kl.phase[r] = PHASE_OF_WINDOW[window]
-                        kl.window[r] = window
-                        kl.target[r] = target
-                        kl.reaction[r] = st.ev[i, 5] != 0
+                    ev = event_kind(st, i)
+                    if ev == COMBAT_EVENT.kind:
+                        copy_combat(cl, st, i, game_id=gid, round=rnd)
+                    elif ev == BID_EVENT.kind:
+                        copy_bid(bl, st, i, game_id=gid, round=rnd)
+                    elif ev == CARD_EVENT.kind:
+                        copy_card(kl, st, i, game_id=gid, round=rnd)
                     if trace:
                         r = claim(el)
                         el.round[r] = rnd
-                        for k in range(EV_WIDTH):
-                            el.data[r, k] = st.ev[i, k]
+                        copy_record(el.data[r], st, i)
             st.n_ev = 0
             if kind == GAME_OVER:
                 break

@@ -16,7 +16,7 @@ from rules.evo.cards import (
     WINDOW_NAMES,
 )
 from rules.evo.constants import GENES, TERRAINS, ZONES
-from rules.evo.state import EV_CARD, EV_COMBAT, EV_DEATH, EV_MOVE, EV_PASS, EV_PLACE
+from rules.evo.state import EVENTS
 from simulate.kit.spec import Setup
 
 CAUSES = ("the climate", "combat", "an event card")
@@ -67,7 +67,10 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
         f"{p.meteor_start_for(n)} of {p.meteor_last_space}",
     ]
     turns = {(int(logs.turns.round[i]), int(logs.turns.seat[i])): i for i in range(logs.turns.rows)}
-    events = [(int(logs.events.round[i]), logs.events.data[i]) for i in range(logs.events.rows)]
+    events = [
+        (int(logs.events.round[i]), EVENTS.read(logs.events.data[i]))
+        for i in range(logs.events.rows)
+    ]
     bids = {}
     b = logs.bids
     for i in range(b.rows):
@@ -110,42 +113,41 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
             while len(pending) > 2 - upto:
                 out.append(pending.pop(0))
 
-        for _rnd, e in (ev for ev in events if ev[0] == rnd):
-            kind = int(e[0])
-            early = (kind == EV_CARD and int(e[3]) <= W_CLIMATE) or (
-                kind == EV_DEATH and int(e[3]) == 2 and climate
+        for e in (x for r, x in events if r == rnd):
+            early = (e.kind == "card" and e.window <= W_CLIMATE) or (
+                e.kind == "death" and e.cause == 2 and climate
             )
             if not early:
                 flush(0)
-            if kind == EV_CARD:
-                window = int(e[3])
-                if window >= W_SURVIVAL_END:
-                    flush(1 if window == W_SURVIVAL_END else 2)
-                text = _card_text(int(e[2]), int(e[4]), region)
-                out.append(f"  [{WINDOW_NAMES[window]}] seat {int(e[1])} plays {text}")
-            elif kind == EV_MOVE:
-                out.append(f"  seat {int(e[1])} moves {region(int(e[2]))} -> {region(int(e[3]))}")
-            elif kind == EV_COMBAT:
-                won = "wins" if e[6] else "loses"
-                what = "newborn attacks" if int(e[8]) == 4 else "attacks"
+            if e.kind == "card":
+                if e.window >= W_SURVIVAL_END:
+                    flush(1 if e.window == W_SURVIVAL_END else 2)
+                text = _card_text(e.card, e.target, region)
+                out.append(f"  [{WINDOW_NAMES[e.window]}] seat {e.seat} plays {text}")
+            elif e.kind == "move":
+                out.append(f"  seat {e.seat} moves {region(e.origin)} -> {region(e.destination)}")
+            elif e.kind == "combat":
+                won = "wins" if e.attacker_won else "loses"
+                what = "newborn attacks" if e.phase == 4 else "attacks"
                 out.append(
-                    f"  seat {int(e[1])} {what} seat {int(e[2])} in {region(int(e[7]))}: horns "
-                    f"{int(e[3])} vs {int(e[4])}, rolls {int(e[5])}: attacker {won}"
+                    f"  seat {e.attacker_seat} {what} seat {e.defender_seat} in "
+                    f"{region(e.region)}: horns {e.attacker_horns} vs {e.defender_horns}, "
+                    f"rolls {e.roll}: attacker {won}"
                 )
-            elif kind == EV_PLACE:
-                out.append(f"  seat {int(e[1])} places a newborn on {region(int(e[2]))}")
-            elif kind == EV_DEATH:
-                r = int(e[2])
+            elif e.kind == "place":
+                out.append(f"  seat {e.seat} places a newborn on {region(e.region)}")
+            elif e.kind == "death":
                 zone = ""
-                if int(e[3]) == 0:
-                    d = int(evo_map.terrain[r]) - cycle[int(logs.rounds.climate_field[i])]
+                if e.cause == 0:
+                    d = int(evo_map.terrain[e.region]) - cycle[int(logs.rounds.climate_field[i])]
                     zone = " " + ZONES[_zone(d)]
                 out.append(
-                    f"  seat {int(e[1])} loses the dino on {region(r)}{zone} to {CAUSES[int(e[3])]}"
+                    f"  seat {e.seat} loses the dino on {region(e.region)}{zone} to "
+                    f"{CAUSES[e.cause]}"
                 )
-            elif kind == EV_PASS:
+            elif e.kind == "pass":
                 flush(2)
-                out.append(f"  seat {int(e[1])} passes in the auction")
+                out.append(f"  seat {e.seat} passes in the auction")
         flush(2)
         for b in bids.get(rnd, []):
             out.append(

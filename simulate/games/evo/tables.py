@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from rules.evo.cards import CARDS, WINDOW_NAMES
+from rules.evo.cards import CARDS, T_NEWBORN, T_VICTIM, WINDOW_NAMES, WINDOW_PHASE
 from rules.evo.constants import GENES, N_GENES, TERRAINS
-from rules.evo.state import EV_WIDTH
+from rules.evo.state import EVENTS
+from simulate.kit.events import copier
 from simulate.kit.tables import LABEL_LIST, LABELS, Buffer, Column, Kind, Table, group, strategy
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
@@ -136,7 +137,7 @@ CARDS_PLAYED = Table("cards", "one row per event card played", (
     Column("target", I16, "region number, die face, seat or (Osztódás) card taken; 0 if none"),
     Column("reaction", BOOL, "played as Osztódás right after another card"),
 ), rows_per_game=_cards, expected_rows=lambda s: 16)  # fmt: skip
-EVENTS = Table(
+TRACE = Table(
     "events",
     "replay trace: every event record the engine left, with its round",
     (Column("round", I8, "round, from 1"),),
@@ -145,6 +146,27 @@ EVENTS = Table(
         + 2 * _cards(s)
     ),
     kind=Kind.TRACE,
-    buffers=(Buffer("data", np.int32, EV_WIDTH),),
+    buffers=(Buffer("data", np.int32, EVENTS.width),),
 )
-TABLES = (GAMES, PLAYERS, TURNS, ROUNDS, COMBATS, BIDS, CARDS_PLAYED, EVENTS)
+TABLES = (GAMES, PLAYERS, TURNS, ROUNDS, COMBATS, BIDS, CARDS_PLAYED, TRACE)
+
+PHASE_OF_WINDOW = np.array(WINDOW_PHASE, dtype=np.int8)
+REGION_TARGET = np.array([c.target in (T_VICTIM, T_NEWBORN) for c in CARDS], dtype=np.int8)
+"""1 for the cards whose target is a region (by card number - 1): logged from 1, as the map
+numbers regions."""
+ROW = ("game_id", "round")
+copy_combat = copier(EVENTS, "combat", COMBATS, context=ROW, columns={"region": "region + 1"})
+copy_bid = copier(EVENTS, "bid", BIDS, context=ROW)
+copy_card = copier(
+    EVENTS,
+    "card",
+    CARDS_PLAYED,
+    context=ROW,
+    columns={
+        "card_name": "card - 1",
+        "phase": "PHASE_OF_WINDOW[window]",
+        "target": "target + REGION_TARGET[card - 1]",
+    },
+    env={"PHASE_OF_WINDOW": PHASE_OF_WINDOW, "REGION_TARGET": REGION_TARGET},
+)
+"""The event records that become rows (:mod:`simulate.kit.events`), called by the kernel."""

@@ -51,9 +51,7 @@ from rules.origin_of_species.engine import (
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import (
-    EV_ANIMAL,
-    EV_ATTACK,
-    EV_TRAIT,
+    EVENTS,
     F_HIB,
     F_POISONED,
     new_states,
@@ -196,9 +194,9 @@ def attack_problem(attacker_traits: int, defender_traits: int) -> str:
 
 def check_attack_event(e) -> None:
     """The traits an attack event records allow the attack; its codes are in range."""
-    problem = attack_problem(int(e[3]), int(e[5]))
+    problem = attack_problem(e.attacker_traits, e.defender_traits)
     expect(not problem, f"logged attack: {problem}")
-    expect(0 <= int(e[6]) <= 3 and 0 <= int(e[7]) <= 2, "bad defence or outcome code")
+    expect(0 <= e.defence_used <= 3 and 0 <= e.outcome <= 2, "bad defence or outcome code")
 
 
 def check_extinction(tb, st) -> None:
@@ -251,20 +249,19 @@ class OosReferee(Referee):
         self.most = 0
         check_cards(tb, st)
 
-    def event(self, e: np.ndarray) -> None:
-        if e[0] == EV_TRAIT:
-            row = tuple(int(x) for x in e[1:9])
-            self.traits.append(row)
-            _, seat, tr, owner = row[:4]
-            if tr == PARASITE:
-                expect(owner != seat, "Parasite played on an own animal")
+    def event(self, row: np.ndarray) -> None:
+        e = EVENTS.read(row)
+        if e.kind == "trait":
+            self.traits.append(e[1:])
+            if e.trait == PARASITE:
+                expect(e.target_owner != e.seat, "Parasite played on an own animal")
             else:
-                expect(owner == seat, f"trait {tr} played on another player's animal")
-        elif e[0] == EV_ATTACK:
+                expect(e.target_owner == e.seat, f"trait {e.trait} on another player's animal")
+        elif e.kind == "attack":
             check_attack_event(e)
-            self.attacks.append(tuple(int(x) for x in e[1:14]))
-        elif e[0] == EV_ANIMAL:
-            self.animals.append(tuple(int(x) for x in e[1:4]))
+            self.attacks.append(e[1:])
+        elif e.kind == "animal":
+            self.animals.append(e[1:])
 
     def step(self, kind: int) -> None:
         tb, st, n = self.tb, self.st, self.n

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import copy_record, event_field, event_kind
 from rules.core.jit import jit, records
 from rules.origin_of_species.board import B_CARN, full_mask
 from rules.origin_of_species.constants import GAME_OVER, N_USES, ROUND_DONE
 from rules.origin_of_species.engine import advance, animal_score, apply, deal, final_result
 from rules.origin_of_species.state import (
-    EV_ANIMAL,
-    EV_ATTACK,
-    EV_TRAIT,
-    EV_WIDTH,
+    ANIMAL_EVENT,
+    ATTACK_EVENT,
+    TRAIT_EVENT,
     make_table,
     new_states,
 )
+from simulate.games.origin_of_species.tables import copy_attack, copy_trait
 from simulate.kit.support import claim, logging, position, room, start_game
 from strategies.origin_of_species import REGISTRY
 from strategies.origin_of_species.bots import choose
@@ -48,9 +49,10 @@ def play_chunk(
     :data:`~rules.origin_of_species.state.STATE` and the bots'
     :data:`~strategies.origin_of_species.search.SCRATCH`; the kernel passes their first records.
     The engine's event records become ``traits`` and ``attacks`` rows (and, traced, ``events``
-    rows) right after the engine call that left them; each finished round becomes a ``rounds``
-    row and a ``turns`` row per seat. Rows are written here rather than in helpers: a call that
-    receives ``logs`` pays a reference count per buffer.
+    rows) right after the engine call that left them, through the copiers declared with the
+    tables (inlined); each finished round becomes a ``rounds`` row and a ``turns`` row per
+    seat, written here rather than in helpers: a call that receives ``logs`` pays a reference
+    count per buffer.
     """
     tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     n = tb.n_players
@@ -80,38 +82,17 @@ def play_chunk(
             for call in range(2):  # the events of advance, then (after a decision) of apply
                 if st.n_ev:
                     for i in range(st.n_ev):
-                        ev = st.ev[i, 0]
-                        if ev == EV_TRAIT:
-                            pl.traits_played[p0 + st.ev[i, 2]] += 1
+                        ev = event_kind(st, i)
+                        if ev == TRAIT_EVENT.kind:
+                            pl.traits_played[p0 + event_field(st, i, TRAIT_EVENT.seat)] += 1
                             if detail:
-                                r = claim(xl)
-                                xl.game_id[r] = gid
-                                xl.round[r] = st.ev[i, 1]
-                                xl.seat[r] = st.ev[i, 2]
-                                xl.trait[r] = st.ev[i, 3]
-                                xl.target_owner[r] = st.ev[i, 4]
-                                xl.card[r] = st.ev[i, 5]
-                        elif ev == EV_ANIMAL:
-                            pl.animals_played[p0 + st.ev[i, 2]] += 1
-                        elif ev == EV_ATTACK and detail:
-                            r = claim(al)
-                            al.game_id[r] = gid
-                            al.round[r] = st.ev[i, 1]
-                            al.attacker_seat[r] = st.ev[i, 2]
-                            al.attacker_traits[r] = st.ev[i, 3]
-                            al.defender_seat[r] = st.ev[i, 4]
-                            al.defender_traits[r] = st.ev[i, 5]
-                            al.defence_used[r] = st.ev[i, 6]
-                            al.outcome[r] = st.ev[i, 7]
-                            al.redirects[r] = st.ev[i, 9]
-                            al.running_roll[r] = st.ev[i, 10]
-                            al.scavenger_seat[r] = st.ev[i, 11]
-                            al.poisoned[r] = st.ev[i, 12] != 0
-                            al.dropped[r] = st.ev[i, 13] + 1
+                                copy_trait(xl, st, i, game_id=gid)
+                        elif ev == ANIMAL_EVENT.kind:
+                            pl.animals_played[p0 + event_field(st, i, ANIMAL_EVENT.seat)] += 1
+                        elif ev == ATTACK_EVENT.kind and detail:
+                            copy_attack(al, st, i, game_id=gid)
                         if trace and el.meta[0] < el.meta[1]:
-                            r = claim(el)
-                            for k in range(EV_WIDTH):
-                                el.data[r, k] = st.ev[i, k]
+                            copy_record(el.data[claim(el)], st, i)
                     st.n_ev = 0
                 if call == 1 or not decide:
                     break

@@ -8,22 +8,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from rules.origin_of_species.constants import DEFENCES, OUTCOMES, mask_names
-from rules.origin_of_species.state import (
-    EV_ANIMAL,
-    EV_ATTACK,
-    EV_DRAW,
-    EV_EXTINCT,
-    EV_FAT,
-    EV_FOOD,
-    EV_GRAZE,
-    EV_HIBERNATE,
-    EV_LINK,
-    EV_PASS,
-    EV_PIRACY,
-    EV_RED,
-    EV_SCAVENGE,
-    EV_TRAIT,
-)
+from rules.origin_of_species.state import EVENTS
 from simulate.kit.spec import Setup
 
 LINKS = ("Communication", "Cooperation")
@@ -38,71 +23,73 @@ def _traits(mask: int) -> str:
 
 
 def _event(e, deck, names) -> str:
-    """One event record as a line (without its round)."""
-    kind, s = int(e[0]), int(e[2])
-    if kind == EV_ANIMAL:
-        return f"seat {s} plays {deck.type_name(int(e[3]))} as a new animal"
-    if kind == EV_TRAIT:
-        tr, owner, ty, side, a, b = (int(x) for x in e[3:9])
-        where = f"its animal {a}" if owner == s else f"seat {owner}'s animal {a}"
+    """One event record (:meth:`~rules.core.events.Events.read`) as a line, without its round."""
+    if e.kind == "animal":
+        return f"seat {e.seat} plays {deck.type_name(e.card)} as a new animal"
+    if e.kind == "trait":
+        a, b = e.animal, e.partner
+        where = (
+            f"its animal {a}" if e.target_owner == e.seat else f"seat {e.target_owner}'s animal {a}"
+        )
         if b >= 0:
             where = f"its animals {a} and {b}"
-        top = "top" if side == 0 else "bottom"
-        return f"seat {s} plays {names[tr]} ({top} of {deck.type_name(ty)}) on {where}"
-    if kind == EV_PASS:
-        return f"seat {s} passes" if int(e[3]) == 0 else f"seat {s} ends its feeding"
-    if kind == EV_RED:
-        how = " through Communication" if int(e[4]) else ""
-        fat = " (stored as fat)" if int(e[5]) else ""
-        return f"seat {s}'s animal {int(e[3])} takes a red token{how}{fat}"
-    if kind == EV_FAT:
-        return f"seat {s}'s animal {int(e[3])} burns {_n(int(e[4]), 'fat token')}"
-    if kind == EV_HIBERNATE:
-        return f"seat {s}'s animal {int(e[3])} hibernates"
-    if kind == EV_PIRACY:
+        top = "top" if e.side == 0 else "bottom"
         return (
-            f"seat {s}'s pirate {int(e[3])} steals a token from seat {int(e[4])}'s animal "
-            f"{int(e[5])}"
+            f"seat {e.seat} plays {names[e.trait]} ({top} of {deck.type_name(e.card)}) on {where}"
         )
-    if kind == EV_GRAZE:
-        return f"seat {s}'s grazer {int(e[3])} destroys a red token in the bank"
-    if kind == EV_LINK:
+    if e.kind == "pass":
+        return f"seat {e.seat} passes" if e.phase == 0 else f"seat {e.seat} ends its feeding"
+    if e.kind == "red":
+        how = " through Communication" if e.via else ""
+        fat = " (stored as fat)" if e.into_fat else ""
+        return f"seat {e.seat}'s animal {e.animal} takes a red token{how}{fat}"
+    if e.kind == "fat":
+        return f"seat {e.seat}'s animal {e.animal} burns {_n(e.tokens, 'fat token')}"
+    if e.kind == "hibernate":
+        return f"seat {e.seat}'s animal {e.animal} hibernates"
+    if e.kind == "piracy":
         return (
-            f"seat {s}'s {LINKS[int(e[3])]} passes a token from animal {int(e[4])} to "
-            f"animal {int(e[5])}"
+            f"seat {e.seat}'s pirate {e.pirate} steals a token from seat {e.victim_seat}'s animal "
+            f"{e.victim}"
         )
-    if kind == EV_SCAVENGE:
-        return f"seat {s}'s scavenger {int(e[3])} takes a token from the kill"
-    if kind == EV_ATTACK:
-        o = int(e[4])
+    if e.kind == "graze":
+        return f"seat {e.seat}'s grazer {e.grazer} destroys a red token in the bank"
+    if e.kind == "link":
+        return (
+            f"seat {e.seat}'s {LINKS[e.link]} passes a token from animal {e.origin} to "
+            f"animal {e.destination}"
+        )
+    if e.kind == "scavenge":
+        return f"seat {e.seat}'s scavenger {e.scavenger} takes a token from the kill"
+    if e.kind == "attack":
         text = (
-            f"seat {s}'s carnivore ({_traits(int(e[3]))}) attacks seat {o}'s animal "
-            f"({_traits(int(e[5]))})"
+            f"seat {e.attacker_seat}'s carnivore ({_traits(e.attacker_traits)}) attacks seat "
+            f"{e.defender_seat}'s animal ({_traits(e.defender_traits)})"
         )
         notes = []
-        if int(e[9]):
-            notes.append(f"redirected {_n(int(e[9]), 'time')} by Mimicry")
-        if int(e[10]):
-            notes.append(f"Running rolls {int(e[10])}")
-        if int(e[13]) >= 0:
-            notes.append(f"Tail Loss drops {names[int(e[13])]}")
-        outcome = OUTCOMES[int(e[7])].replace("_", " ")
+        if e.redirects:
+            notes.append(f"redirected {_n(e.redirects, 'time')} by Mimicry")
+        if e.running_roll:
+            notes.append(f"Running rolls {e.running_roll}")
+        if e.dropped >= 0:
+            notes.append(f"Tail Loss drops {names[e.dropped]}")
+        outcome = OUTCOMES[e.outcome].replace("_", " ")
         text += ": " + ", ".join([*notes, outcome])
-        if int(e[6]) and not notes:
-            text += f" ({DEFENCES[int(e[6])]})"
-        if int(e[12]):
+        if e.defence_used and not notes:
+            text += f" ({DEFENCES[e.defence_used]})"
+        if e.poisoned:
             text += "; the prey was Poisonous"
         return text
-    if kind == EV_EXTINCT:
+    if e.kind == "extinct":
         lost = []
-        if int(e[3]):
-            lost.append(f"{int(e[3])} starve")
-        if int(e[4]):
-            lost.append(f"{int(e[4])} die of poison")
-        return f"seat {s}: {', '.join(lost) or 'no losses'}, {_n(int(e[5]), 'animal')} left"
-    if kind == EV_DRAW:
-        return f"seat {s} draws {int(e[3])} (hand {int(e[4])})"
-    return f"event {kind}: {[int(x) for x in e[2:]]}"
+        if e.starved:
+            lost.append(f"{e.starved} starve")
+        if e.poisoned:
+            lost.append(f"{e.poisoned} die of poison")
+        return f"seat {e.seat}: {', '.join(lost) or 'no losses'}, {_n(e.survivors, 'animal')} left"
+    if e.kind == "draw":
+        return f"seat {e.seat} draws {e.drawn} (hand {e.hand})"
+    return f"event {e}"
 
 
 def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
@@ -123,8 +110,8 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
     ]
     by_round: dict[int, list] = {}
     for i in range(logs.events.rows):
-        e = logs.events.data[i]
-        by_round.setdefault(int(e[1]), []).append(e)
+        e = EVENTS.read(logs.events.data[i])
+        by_round.setdefault(e.round, []).append(e)
     turns = {(int(logs.turns.round[i]), int(logs.turns.seat[i])): i for i in range(logs.turns.rows)}
     for i in range(logs.rounds.rows):
         rnd = int(logs.rounds.round[i])
@@ -133,19 +120,17 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
         phase = "development"
         out.append("  development")
         for e in by_round.get(rnd, []):
-            kind = int(e[0])
-            if kind == EV_FOOD:
+            if e.kind == "food":
                 phase = "feeding"
                 need = sum(int(logs.turns.need[turns[(rnd, s)]]) for s in range(n))
                 out.append(
-                    f"  feeding: the food bank holds {int(e[2])} red tokens (the animals need "
-                    f"{need})"
+                    f"  feeding: the food bank holds {e.bank} red tokens (the animals need {need})"
                 )
                 continue
-            if kind == EV_EXTINCT and phase != "extinction":
+            if e.kind == "extinct" and phase != "extinction":
                 phase = "extinction"
                 out.append("  extinction")
-            if kind == EV_DRAW and phase != "draw":
+            if e.kind == "draw" and phase != "draw":
                 phase = "draw"
                 out.append("  draw")
             out.append("    " + _event(e, deck, TRAITS))

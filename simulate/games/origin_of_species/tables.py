@@ -28,7 +28,8 @@ from rules.origin_of_species.constants import (
     USE_DOCS,
     USE_NAMES,
 )
-from rules.origin_of_species.state import EV_WIDTH
+from rules.origin_of_species.state import EVENTS
+from simulate.kit.events import copier
 from simulate.kit.tables import LABELS, Buffer, Column, Kind, Table, group, strategy
 
 I8, I16, I32, I64, BOOL = pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.bool_()
@@ -181,12 +182,18 @@ ATTACKS = Table("attacks", "one row per attack, on its final target", (
     Column("scavenger_seat", I8, "seat whose Scavenger took food from the kill (-1: none)"),
 ), rows_per_game=lambda s: rounds_cap(s) * max(1, carnivore_cards(s)),
    expected_rows=lambda s: 4 * s.n_players)  # fmt: skip
-EVENTS = Table(
+TRACE = Table(
     "events",
-    "replay trace: every event record the engine left (verbose), its round in column 1",
+    "replay trace: every event record the engine left (verbose)",
     (),
     rows_per_game=events_cap,
     kind=Kind.TRACE,
-    buffers=(Buffer("data", np.int32, EV_WIDTH),),
+    buffers=(Buffer("data", np.int32, EVENTS.width),),
 )
-TABLES = (GAMES, PLAYERS, ROUNDS, TURNS, TRAITS_PLAYED, ATTACKS, EVENTS)
+TABLES = (GAMES, PLAYERS, ROUNDS, TURNS, TRAITS_PLAYED, ATTACKS, TRACE)
+
+copy_trait = copier(EVENTS, "trait", TRAITS_PLAYED, context=("game_id",))
+copy_attack = copier(
+    EVENTS, "attack", ATTACKS, context=("game_id",), columns={"dropped": "dropped + 1"}
+)
+"""The event records that become rows (:mod:`simulate.kit.events`), called by the kernel."""

@@ -37,15 +37,7 @@ from rules.table_battles.engine import (
     team_cards,
 )
 from rules.table_battles.options import option_of
-from rules.table_battles.state import (
-    E_MARKERS0,
-    E_MARKERS1,
-    E_UP0,
-    E_UP1,
-    EV_DRAFT,
-    EV_TURN,
-    EV_WIDTH,
-)
+from rules.table_battles.state import EVENTS
 from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
 from strategies.table_battles.bots import choose
 
@@ -140,17 +132,19 @@ class TableBattlesReferee(Referee):
         self.placed_teams: set[int] = set()
         self.set_up = False
 
-    def event(self, e: np.ndarray) -> None:
+    def event(self, row: np.ndarray) -> None:
         tb, st = self.tb, self.st
-        if e[0] == EV_DRAFT:
-            self.drafts.append(tuple(int(x) for x in e[1:6]))
-            expect(int(e[5]) == int(tb.d_rating[int(e[3])]), "draft rating misreported")
-        elif e[0] == EV_TURN:
-            self.turns.append(tuple(int(x) for x in e[1:EV_WIDTH]))
-            expect([int(e[E_MARKERS0]), int(e[E_MARKERS1])] == list(st.markers[:2]),
-                   "the turn record's markers differ from the state")  # fmt: skip
+        e = EVENTS.read(row)
+        if e.kind == "draft":
+            self.drafts.append(e[1:])
+            expect(e.draft_rating == int(tb.d_rating[e.dino]), "draft rating misreported")
+        elif e.kind == "turn":
+            self.turns.append(e[1:])
+            left = [e.markers_left_seat0, e.markers_left_seat1]
+            expect(left == list(st.markers[:2]), "the turn record's markers differ from the state")
             up = [int(face_up_cards(tb, st, s)) for s in range(2)]
-            expect([int(e[E_UP0]), int(e[E_UP1])] == up, "face-up cards misreported")
+            face_up = [e.cards_face_up_seat0, e.cards_face_up_seat1]
+            expect(face_up == up, "face-up cards misreported")
             self.placed_teams = set()
 
     def step(self, kind: int) -> None:

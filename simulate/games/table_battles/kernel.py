@@ -10,33 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from rules.core.events import event_kind
 from rules.core.jit import jit, records
 from rules.table_battles.constants import DRAFT, GAME_OVER, MAX_HAND, MAX_TEAM, ROUND_DONE
 from rules.table_battles.engine import advance, apply, deal, face_up_cards, final_result
-from rules.table_battles.state import (
-    E_ATTACKER,
-    E_CARD,
-    E_COUNTER,
-    E_HIT_DINO,
-    E_HITS,
-    E_MARKERS0,
-    E_MARKERS1,
-    E_PLACED,
-    E_REACTION,
-    E_RESOLVED,
-    E_RKIND,
-    E_SEAT,
-    E_SELF,
-    E_STOLEN,
-    E_TARGET,
-    E_TURN,
-    E_UP0,
-    E_UP1,
-    EV_DRAFT,
-    EV_TURN,
-    make_table,
-    new_states,
-)
+from rules.table_battles.state import DRAFT_EVENT, TURN_EVENT, make_table, new_states
+from simulate.games.table_battles.tables import copy_draft, copy_turn
 from simulate.kit.support import claim, logging, position, room, start_game
 from strategies.table_battles import REGISTRY
 from strategies.table_battles.bots import choose
@@ -63,8 +42,8 @@ def play_chunk(
     :data:`~rules.table_battles.state.STATE` and the bots'
     :data:`~strategies.table_battles.search.SCRATCH`; the kernel passes their first records.
     The engine's event records (a draft pick, a finished turn) become ``drafts`` and ``turns``
-    rows right after the ``advance`` that left them. Rows are written here rather than in
-    helpers: a call that receives ``logs`` pays a reference count per buffer.
+    rows right after the ``advance`` that left them, through the copiers declared with the
+    tables (inlined: a call that receives ``logs`` would pay a reference count per buffer).
     """
     tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
     n = 2
@@ -87,40 +66,11 @@ def play_chunk(
             kind = advance(tb, st)
             if detail:
                 for i in range(st.n_ev):
-                    e = st.ev[i]
-                    if e[0] == EV_DRAFT:
-                        r = claim(dl)
-                        dl.game_id[r] = gid
-                        dl.seat[r] = e[1]
-                        dl.pick[r] = e[2]
-                        dl.dino[r] = tb.d_name[e[3]]
-                        dl.action[r] = e[4]
-                        dl.draft_rating[r] = e[5]
-                    elif e[0] == EV_TURN:
-                        r = claim(tl)
-                        tl.game_id[r] = gid
-                        tl.turn[r] = e[E_TURN] + 1
-                        tl.seat[r] = e[E_SEAT]
-                        d = e[E_ATTACKER]
-                        tl.attacker[r] = tb.d_name[d] + 1 if d >= 0 else 0
-                        tl.attack_card[r] = e[E_CARD] + 1
-                        tl.attack_dice[r] = st.a_dice
-                        d = e[E_TARGET]
-                        tl.target[r] = tb.d_name[d] + 1 if d >= 0 else 0
-                        tl.reaction[r] = e[E_REACTION] + 1
-                        tl.reaction_kind[r] = e[E_RKIND]
-                        d = e[E_HIT_DINO]
-                        tl.hit_dino[r] = tb.d_name[d] + 1 if d >= 0 else 0
-                        tl.hits[r] = e[E_HITS]
-                        tl.resolved[r] = e[E_RESOLVED] + 1
-                        tl.counter_hits[r] = e[E_COUNTER]
-                        tl.self_hits[r] = e[E_SELF]
-                        tl.stolen[r] = e[E_STOLEN]
-                        tl.markers[r, 0] = e[E_MARKERS0]
-                        tl.markers[r, 1] = e[E_MARKERS1]
-                        tl.face_up[r, 0] = e[E_UP0]
-                        tl.face_up[r, 1] = e[E_UP1]
-                        tl.dice_placed[r] = e[E_PLACED]
+                    ev = event_kind(st, i)
+                    if ev == DRAFT_EVENT.kind:
+                        copy_draft(dl, st, i, game_id=gid, tb=tb)
+                    elif ev == TURN_EVENT.kind:
+                        copy_turn(tl, st, i, game_id=gid, tb=tb)
             st.n_ev = 0
             if kind == GAME_OVER:
                 break

@@ -20,6 +20,8 @@ from rules.table_battles.constants import (
     MAX_TEAM,
     REACTION_KINDS,
 )
+from rules.table_battles.state import EVENTS
+from simulate.kit.events import copier
 from simulate.kit.tables import LABEL_LIST, LABELS, Buffer, Column, Kind, Table, group, strategy
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
@@ -147,3 +149,25 @@ DECISIONS = Table(
     buffers=(Buffer("roll", np.int8, 7),),
 )
 TABLES = (GAMES, PLAYERS, DRAFTS, TURNS, HANDS, DECISIONS)
+
+NAME_OR_NONE = "tb.d_name[{0}] + 1 if {0} >= 0 else 0"
+"""A dino of an event (-1: none) as its code in a ``dino_or_none`` column."""
+copy_draft = copier(
+    EVENTS, "draft", DRAFTS, context=("game_id", "tb"), columns={"dino": "tb.d_name[dino]"}
+)
+copy_turn = copier(
+    EVENTS,
+    "turn",
+    TURNS,
+    context=("game_id", "tb"),
+    columns={
+        "turn": "turn + 1",
+        "attacker": NAME_OR_NONE.format("attacker"),
+        "attack_card": "attack_card + 1",
+        "target": NAME_OR_NONE.format("target"),
+        "reaction": "reaction + 1",
+        "hit_dino": NAME_OR_NONE.format("hit_dino"),
+        "resolved": "resolved + 1",
+    },
+)
+"""The event records that become rows (:mod:`simulate.kit.events`), called by the kernel."""
