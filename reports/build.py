@@ -539,9 +539,11 @@ def comparison_page(
 ) -> tuple[str, str]:
     """Several runs' headline figures side by side, as (HTML, Markdown)."""
     base = runs[0]
-    intro = [f"run {k}: {names[k]} ({r.games_logged:,} games) " + (
-        "is the base" if k == 0 else "differs: " + compare.describe_differences(base, r)
-    ) for k, r in enumerate(runs)]  # fmt: skip
+    intro = [
+        f"run {k}: {names[k]} ({r.games_logged:,} games) "
+        + ("is the base" if k == 0 else "differs: " + compare.describe_differences(base, r))
+        for k, r in enumerate(runs)
+    ]
     shown = table.with_columns(
         value_ci=pl.format("{} [{}, {}]", *(pl.col(c).round(4) for c in ("value", "lo", "hi"))),
         diff_ci=pl.when(pl.col("diff").is_not_null()).then(

@@ -240,8 +240,11 @@ def game_length(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
 def _prefix_map(chunk: Chunk, grid: tuple[int, ...]):
     """The chunk's moments by seat, whole and cut at every grid point inside it."""
     df = chunk.derived(share_frame)
-    cuts = {n: cluster_moments(chunk, df.filter(pl.col("game_id") < n), ["seat"], "share")
-            for n in grid if chunk.start < n < chunk.stop}  # fmt: skip
+    cuts = {
+        n: cluster_moments(chunk, df.filter(pl.col("game_id") < n), ["seat"], "share")
+        for n in grid
+        if chunk.start < n < chunk.stop
+    }
     whole = cluster_moments(chunk, None, ["seat"], "share", chunk.derived(seat_clusters))
     return chunk.stop, whole, cuts
 

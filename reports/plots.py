@@ -170,8 +170,9 @@ def comparison(df: pl.DataFrame) -> bytes:
     """Each figure's difference from the base run, with its interval, one panel per figure."""
     d = df.filter(pl.col("diff").is_not_null())
     figures = list(dict.fromkeys(d["figure"].to_list()))
-    fig, axes = plt.subplots(1, max(1, len(figures)), figsize=(max(4, 2.2 * len(figures)), 3),
-                             squeeze=False)  # fmt: skip
+    fig, axes = plt.subplots(
+        1, max(1, len(figures)), figsize=(max(4, 2.2 * len(figures)), 3), squeeze=False
+    )
     for ax, name in zip(axes[0], figures, strict=False):
         f = d.filter(pl.col("figure") == name)
         x = [f"run {r}" for r in f["run"]]

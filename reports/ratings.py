@@ -157,8 +157,10 @@ def _clusters_map(chunk: Chunk) -> tuple[dict, dict]:
     pairs, n_pair = np.unique(cid * len(uniq) + inverse, return_counts=True)
     if len(pairs) == len(starts):  # one composition per cluster (any rotated or plain run)
         sig_code = inverse[starts] * (len(cluster) + 1) + n_pair
-        signatures = {int(c): ((keys[int(c) // (len(cluster) + 1)], int(c) % (len(cluster) + 1)),)
-                      for c in np.unique(sig_code)}  # fmt: skip
+        signatures = {
+            int(c): ((keys[int(c) // (len(cluster) + 1)], int(c) % (len(cluster) + 1)),)
+            for c in np.unique(sig_code)
+        }
     else:
         parts: dict[int, list] = {}
         for pc, n in zip(pairs.tolist(), n_pair.tolist(), strict=True):

@@ -76,8 +76,10 @@ def check_paired(baseline: RunData, restricted: RunData) -> None:
     if list(a["strategies"][1:]) != list(b["strategies"][1:]):
         diff.append("strategies of positions 1..P-1")
     if diff:
-        raise NotPaired(f"{restricted_label(restricted)} is not paired with the baseline: "
-                        f"{', '.join(diff)} differ")  # fmt: skip
+        raise NotPaired(
+            f"{restricted_label(restricted)} is not paired with the baseline: "
+            f"{', '.join(diff)} differ"
+        )
 
 
 def restricted_label(run: RunData) -> str:
@@ -249,11 +251,20 @@ def restricted_play(
             }
         )
     schema = {
-        "option": pl.String, "strategy": pl.String, "games": pl.Int64, "restricted": pl.Float64,
-        "restricted_lo": pl.Float64, "restricted_hi": pl.Float64, "baseline": pl.Float64,
-        "change": pl.Float64, "lo": pl.Float64, "hi": pl.Float64, "se": pl.Float64,
-        "worth": pl.Float64, "reading": pl.String,
-    }  # fmt: skip
+        "option": pl.String,
+        "strategy": pl.String,
+        "games": pl.Int64,
+        "restricted": pl.Float64,
+        "restricted_lo": pl.Float64,
+        "restricted_hi": pl.Float64,
+        "baseline": pl.Float64,
+        "change": pl.Float64,
+        "lo": pl.Float64,
+        "hi": pl.Float64,
+        "se": pl.Float64,
+        "worth": pl.Float64,
+        "reading": pl.String,
+    }
     table = pl.DataFrame(rows, schema=schema, orient="row")
     use = option_use(baseline, game, [o for o, _ in runs], mapper)
     if use is not None:

@@ -120,9 +120,14 @@ def demo_run(tmp_path_factory):
         if game.name not in _DEMO_RUNS:
             d = game.demo
             cfg, setup = build_config(
-                game.name, n_players=d.players, strategies=d.strategy, rotate=d.rotate,
-                seed=11, games=d.test_games, chunk_size=-(-d.test_games // 3),
-            )  # fmt: skip
+                game.name,
+                n_players=d.players,
+                strategies=d.strategy,
+                rotate=d.rotate,
+                seed=11,
+                games=d.test_games,
+                chunk_size=-(-d.test_games // 3),
+            )
             out = tmp_path_factory.mktemp("demo") / game.name
             run(cfg, setup, out, InlineExecutor())
             _DEMO_RUNS[game.name] = out

@@ -31,13 +31,19 @@ class FrameRun:
         games = tables["games"].height
         bounds = list(range(0, games, chunk))
         self.manifest = {
-            "chunks": {str(i): {"start": a, "stop": min(a + chunk, games)}
-                       for i, a in enumerate(bounds)},
-            "config": {"game": "synthetic", "n_players": n_players, "rotate": rotate,
-                       "strategies": ["x", "y"], "params": {}, "seed": 0},
-            "tables": {k: {"columns": [{"name": c} for c in v.columns]}
-                       for k, v in tables.items()},
-        }  # fmt: skip
+            "chunks": {
+                str(i): {"start": a, "stop": min(a + chunk, games)} for i, a in enumerate(bounds)
+            },
+            "config": {
+                "game": "synthetic",
+                "n_players": n_players,
+                "rotate": rotate,
+                "strategies": ["x", "y"],
+                "params": {},
+                "seed": 0,
+            },
+            "tables": {k: {"columns": [{"name": c} for c in v.columns]} for k, v in tables.items()},
+        }
 
     config = property(lambda self: self.manifest["config"])
     game = property(lambda self: "synthetic")
@@ -58,8 +64,15 @@ class FrameRun:
 @pytest.fixture(scope="module")
 def split_run(tmp_path_factory):
     """Three players, rotated, chunks of 1,000 games: deals of 3 games straddle chunks."""
-    cfg, setup = build_config("dkd", n_players=3, strategies="greedy,cautious,random",
-                              rotate=True, seed=4, games=6000, chunk_size=1000)  # fmt: skip
+    cfg, setup = build_config(
+        "dkd",
+        n_players=3,
+        strategies="greedy,cautious,random",
+        rotate=True,
+        seed=4,
+        games=6000,
+        chunk_size=1000,
+    )
     out = tmp_path_factory.mktemp("analysis") / "run"
     run(cfg, setup, out, InlineExecutor())
     return Run(out)
@@ -111,8 +124,7 @@ def planted(n_games: int, players: int, theta: dict[str, float], seed: int, rota
         winner = rng.choice(players, p=w / w.sum())
         games.append((g, 1, 10))
         rows += [(g, s, lineup[s], s == winner) for s in range(players)]
-    players_df = pl.DataFrame(rows, schema=["game_id", "seat", "strategy", "winner"],
-                              orient="row")  # fmt: skip
+    players_df = pl.DataFrame(rows, schema=["game_id", "seat", "strategy", "winner"], orient="row")
     games_df = pl.DataFrame(games, schema=["game_id", "n_winners", "rounds"], orient="row")
     return FrameRun({"players": players_df, "games": games_df}, players, rotate, 2500)
 
@@ -168,8 +180,10 @@ def test_decisiveness_matches_a_plain_recount(split_run):
 
 
 def _first(run: Run, n: int) -> FrameRun:
-    tables = {t: run.scan(t).filter(pl.col("game_id") < n).collect()
-              for t in ("games", "players", "turns")}  # fmt: skip
+    tables = {
+        t: run.scan(t).filter(pl.col("game_id") < n).collect()
+        for t in ("games", "players", "turns")
+    }
     return FrameRun(tables, run.n_players, True, 100)
 
 
@@ -180,8 +194,14 @@ def test_games_needed_follows_one_over_square_root():
 
 def test_capped_games_are_none_where_a_game_cannot_be_capped(split_run):
     assert common.capped_games(split_run) is None
-    games = pl.DataFrame({"game_id": range(10), "n_winners": [1] * 10, "rounds": [5] * 10,
-                          "capped": [True, False] * 5})  # fmt: skip
+    games = pl.DataFrame(
+        {
+            "game_id": range(10),
+            "n_winners": [1] * 10,
+            "rounds": [5] * 10,
+            "capped": [True, False] * 5,
+        }
+    )
     out = common.capped_games(FrameRun({"games": games}, 2, False, 4))
     assert out["capped"] == 5 and out["share"] == 0.5 and out["lo"] < 0.5 < out["hi"]
 

@@ -258,10 +258,25 @@ def test_compare_plays_a_paired_variant_and_refuses_bad_changes(cli, dkd_run, tm
 @pytest.mark.slow
 def test_the_first_run_on_a_machine_says_it_is_compiling(tmp_path):
     """With an empty kernel cache the run says why it is slow to start; the next run does not."""
-    env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),
-           "DINOLAB_GAMES": "tests.toygame"}  # fmt: skip
-    cmd = [sys.executable, "-m", "simulate.cli", "simulate", "toy", "-n", "20", "--workers", "1",
-           "--no-progress", "--out"]  # fmt: skip
+    env = {
+        **os.environ,
+        "DINOLAB_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": str(ROOT),
+        "DINOLAB_GAMES": "tests.toygame",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "simulate.cli",
+        "simulate",
+        "toy",
+        "-n",
+        "20",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+    ]
     first = subprocess.run([*cmd, str(tmp_path / "a")], env=env, capture_output=True, text=True)
     again = subprocess.run([*cmd, str(tmp_path / "b")], env=env, capture_output=True, text=True)
     assert first.returncode == again.returncode == 0, first.stderr
@@ -270,8 +285,20 @@ def test_the_first_run_on_a_machine_says_it_is_compiling(tmp_path):
 
 
 def test_compare_runs_side_by_side_paired_when_they_share_seeds(cli, dkd_run, tmp_path):
-    args = ["simulate", "dkd", "-n", "3000", "--seed", "11", "-s", "greedy,cautious,blind,random",
-            "--rotate", "--workers", "1", "--no-progress"]  # fmt: skip
+    args = [
+        "simulate",
+        "dkd",
+        "-n",
+        "3000",
+        "--seed",
+        "11",
+        "-s",
+        "greedy,cautious,blind,random",
+        "--rotate",
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     assert cli(*args, "--set", "hand_size=4", "--out", tmp_path / "h4").code == 0
     assert cli(*args[:4], "--seed", "12", *args[6:], "--out", tmp_path / "s12").code == 0
     r = cli("compare", dkd_run, tmp_path / "h4", tmp_path / "s12", "--out", tmp_path / "cmp")

@@ -53,9 +53,15 @@ def small(game: GameSpec, games: int | None = None, chunks: int = 3, **kw):
     d = game.demo
     n = games or d.test_games
     return build_config(
-        game.name, n_players=d.players, strategies=d.strategy, rotate=d.rotate, seed=13,
-        games=n, chunk_size=-(-n // chunks), **kw,
-    )  # fmt: skip
+        game.name,
+        n_players=d.players,
+        strategies=d.strategy,
+        rotate=d.rotate,
+        seed=13,
+        games=n,
+        chunk_size=-(-n // chunks),
+        **kw,
+    )
 
 
 _RUNS: dict[str, Path] = {}

@@ -171,8 +171,11 @@ def test_the_kernel_digest_sees_every_import_the_parser_sees():
     """The import scanner behind the compiled kernels' freshness stamp misses no module that
     ``ast`` finds, in any project file (a miss would let an edited rule run stale code)."""
     root = jit._PROJECT_ROOT
-    files = [p for d in ("rules", "simulate", "strategies", "reports", "tests")
-             for p in (root / d).rglob("*.py")]  # fmt: skip
+    files = [
+        p
+        for d in ("rules", "simulate", "strategies", "reports", "tests")
+        for p in (root / d).rglob("*.py")
+    ]
     assert len(files) > 100
     for path in files:
         package = ".".join(path.relative_to(root).with_suffix("").parts)

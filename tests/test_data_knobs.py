@@ -274,9 +274,15 @@ PLAYS = [
 
 def _config(game, players, assignments):
     return build_config(
-        game, n_players=players, strategies=None, rotate=False, seed=1, games=50,
-        chunk_size=None, assignments=assignments,
-    )  # fmt: skip
+        game,
+        n_players=players,
+        strategies=None,
+        rotate=False,
+        seed=1,
+        games=50,
+        chunk_size=None,
+        assignments=assignments,
+    )
 
 
 def _value(data, key):

@@ -27,8 +27,16 @@ def dask_executor():
 
 
 def config(**kw):
-    return build_config("dkd", n_players=4, strategies="greedy,cautious,blind,random",
-                        rotate=True, seed=21, games=6000, chunk_size=700, **kw)  # fmt: skip
+    return build_config(
+        "dkd",
+        n_players=4,
+        strategies="greedy,cautious,blind,random",
+        rotate=True,
+        seed=21,
+        games=6000,
+        chunk_size=700,
+        **kw,
+    )
 
 
 @pytest.mark.slow
@@ -73,23 +81,51 @@ def test_a_dask_worker_killed_mid_chunk(tmp_path, dask_executor, cli_module):
 def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
     """Points, their parquet parts and their metrics, byte for byte (a LocalCluster of two
     workers, started by the command)."""
-    args = ["sweep", "dkd", "--param", "hand_size=2,4", "--param", "first_holder=-1,0",
-            "-n", "3000", "--chunk-size", "700", "--rotate", "--seed", "9",
-            "--no-progress"]  # fmt: skip
+    args = [
+        "sweep",
+        "dkd",
+        "--param",
+        "hand_size=2,4",
+        "--param",
+        "first_holder=-1,0",
+        "-n",
+        "3000",
+        "--chunk-size",
+        "700",
+        "--rotate",
+        "--seed",
+        "9",
+        "--no-progress",
+    ]
     assert cli_module(*args, "--workers", "1", "--out", tmp_path / "local").code == 0
     r = cli_module(*args, "--backend", "dask", "--workers", "2", "--out", tmp_path / "dask")
     assert r.code == 0, r.err
     local = parquet_files(tmp_path / "local")
     assert len(local) > 4 * 5 and parquet_files(tmp_path / "dask") == local
-    for name in ("results.csv", *(f"points/{p.name}/metrics.json"
-                                  for p in (tmp_path / "local" / "points").iterdir())):  # fmt: skip
+    for name in (
+        "results.csv",
+        *(f"points/{p.name}/metrics.json" for p in (tmp_path / "local" / "points").iterdir()),
+    ):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
 
 
 @pytest.mark.slow
 def test_a_search_on_dask_gives_the_local_answer(tmp_path, cli_module):
-    args = ["search", "dtb", "--target", "first_share=0.5", "--param", "dice=4..7",
-            "--budget", "40000", "--block", "500", "--seed", "3", "--no-progress"]  # fmt: skip
+    args = [
+        "search",
+        "dtb",
+        "--target",
+        "first_share=0.5",
+        "--param",
+        "dice=4..7",
+        "--budget",
+        "40000",
+        "--block",
+        "500",
+        "--seed",
+        "3",
+        "--no-progress",
+    ]
     assert cli_module(*args, "--workers", "1", "--out", tmp_path / "local").code == 0
     r = cli_module(*args, "--backend", "dask", "--workers", "2", "--out", tmp_path / "dask")
     assert r.code == 0, r.err

@@ -174,8 +174,16 @@ def test_a_table_without_the_player_count_is_refused(tmp_path):
 
 
 def test_cli_errors_for_values_and_fit(cli, tmp_path):
-    r = cli("simulate", "evo", "-n", "5", "--strategy", "heuristic[values=/no/such.csv]",
-            "--out", str(tmp_path / "x"))  # fmt: skip
+    r = cli(
+        "simulate",
+        "evo",
+        "-n",
+        "5",
+        "--strategy",
+        "heuristic[values=/no/such.csv]",
+        "--out",
+        str(tmp_path / "x"),
+    )
     assert r.code == 2 and "no file '/no/such.csv'" in r.err and r.err.count("\n") == 1
     r = cli("fit", "dkd", "--out", str(tmp_path / "v.csv"))
     assert r.code == 2 and "has no fitting method" in r.err and r.err.count("\n") == 1
@@ -189,9 +197,21 @@ def test_resume_refuses_a_changed_values_file(cli, tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(table_text(egg=1.0))
     out = tmp_path / "run"
-    args = ["simulate", "evo", "-n", "40", "--chunk-size", "20", "--workers", "1",
-            "--strategy", f"heuristic[values={path}]", "--out", str(out),
-            "--no-progress"]  # fmt: skip
+    args = [
+        "simulate",
+        "evo",
+        "-n",
+        "40",
+        "--chunk-size",
+        "20",
+        "--workers",
+        "1",
+        "--strategy",
+        f"heuristic[values={path}]",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     assert cli(*args).code == 0
     path.write_text(table_text(egg=2.0))
     r = cli(*args, "--resume")
@@ -201,8 +221,22 @@ def test_resume_refuses_a_changed_values_file(cli, tmp_path):
 @pytest.mark.slow
 def test_fit_writes_a_table_that_plays(cli, tmp_path):
     out = tmp_path / "fitted.csv"
-    r = cli("fit", "evo", "--games", "400", "--iterations", "1", "--refine", "1",
-            "--workers", "1", "--set", "start_points=10", "--out", str(out))  # fmt: skip
+    r = cli(
+        "fit",
+        "evo",
+        "--games",
+        "400",
+        "--iterations",
+        "1",
+        "--refine",
+        "1",
+        "--workers",
+        "1",
+        "--set",
+        "start_points=10",
+        "--out",
+        str(out),
+    )
     assert r.code == 0, r.err
     assert "iteration 0/1 (heuristic-v1)" in r.out and "iteration 1/1 (heuristic)" in r.out
     assert "refinement 1/1 (heuristic)" in r.out and "final (averaged premiums)" in r.out
@@ -253,8 +287,20 @@ def test_refining_moves_only_the_premiums_towards_equal_prices(cli, tmp_path):
     start = tmp_path / "start.csv"
     start.write_text(table_text(egg=3.0))  # eggs valued far above what they are worth
     out = tmp_path / "refined.csv"
-    r = cli("fit", "evo", "--start", str(start), "--games", "600", "--refine", "2",
-            "--workers", "1", "--out", str(out))  # fmt: skip
+    r = cli(
+        "fit",
+        "evo",
+        "--start",
+        str(start),
+        "--games",
+        "600",
+        "--refine",
+        "2",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    )
     assert r.code == 0, r.err
     assert "refinement 2/2 (heuristic)" in r.out and "final (averaged premiums)" in r.out
     assert "iteration" not in r.out, "--start skips the value stage"
@@ -270,8 +316,17 @@ def test_refining_moves_only_the_premiums_towards_equal_prices(cli, tmp_path):
         (["--refine", "0"], "--refine 1 or more"),
         (["--refine", "101"], "--refine 0..100"),
     ):
-        r = cli("fit", "evo", "--start", str(start), "--games", "600", *args,
-                "--out", str(tmp_path / "x.csv"))  # fmt: skip
+        r = cli(
+            "fit",
+            "evo",
+            "--start",
+            str(start),
+            "--games",
+            "600",
+            *args,
+            "--out",
+            str(tmp_path / "x.csv"),
+        )
         assert r.code == 2 and message in r.err and r.err.count("\n") == 1, r.err
         assert not (tmp_path / "x.csv").exists()
 

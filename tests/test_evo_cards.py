@@ -169,9 +169,17 @@ def meteor(space: int, want_roll: int):
 
 @pytest.mark.parametrize(
     ("space", "roll", "ends"),
-    [(11, 1, True), (11, 2, False), (12, 2, True), (12, 3, False), (13, 3, True), (13, 4, False),
-     (10, 1, False), (14, 6, True)],
-)  # fmt: skip
+    [
+        (11, 1, True),
+        (11, 2, False),
+        (12, 2, True),
+        (12, 3, False),
+        (13, 3, True),
+        (13, 4, False),
+        (10, 1, False),
+        (14, 6, True),
+    ],
+)
 def test_meteor_strikes_on_its_numbers_and_the_last_space_ends_the_game(space, roll, ends):
     tb, st = meteor(space, roll)
     kind = pass_cards(tb, st)

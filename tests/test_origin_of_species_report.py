@@ -29,12 +29,24 @@ from strategies.origin_of_species.params import HP
 MIXED = "heuristic,heuristic[aggression=2],heuristic,heuristic[aggression=0]"
 
 
-def make_run(out: Path, games: int, chunk: int, strategies: str = MIXED, players: int = 4,
-             rotate: bool = True, seed: int = 5) -> Run:  # fmt: skip
+def make_run(
+    out: Path,
+    games: int,
+    chunk: int,
+    strategies: str = MIXED,
+    players: int = 4,
+    rotate: bool = True,
+    seed: int = 5,
+) -> Run:
     cfg, setup = build_config(
-        "origin-of-species", n_players=players, strategies=strategies, rotate=rotate,
-        seed=seed, games=games, chunk_size=chunk,
-    )  # fmt: skip
+        "origin-of-species",
+        n_players=players,
+        strategies=strategies,
+        rotate=rotate,
+        seed=seed,
+        games=games,
+        chunk_size=chunk,
+    )
     run(cfg, setup, out, InlineExecutor())
     return Run(out)
 
@@ -182,8 +194,11 @@ def test_carnivores_and_aggression_match_the_logs(runs):
     assert car["attacks"] == pytest.approx(df["used_carnivore"].mean())
     table, gap = carnivores.aggression(one)
     levels = dict(zip(table["strategy"], table["aggression"], strict=True))
-    assert levels == {"heuristic": DEFAULTS[HP.aggression], "heuristic[aggression=2]": 2.0,
-                      "heuristic[aggression=0]": 0.0}  # fmt: skip
+    assert levels == {
+        "heuristic": DEFAULTS[HP.aggression],
+        "heuristic[aggression=2]": 2.0,
+        "heuristic[aggression=0]": 0.0,
+    }
     shares = (
         df.with_columns(pl.col("strategy").cast(pl.String))
         .group_by("strategy")
@@ -242,8 +257,9 @@ def test_turns_add_up_to_the_players_rows(runs):
     assert killed.height == int(p["kills"].sum())
     g = frame(one, "games").sort("game_id")
     assert (final.group_by("game_id").agg(pl.len())["len"] == one.n_players).all()
-    assert (t.group_by("game_id").agg(pl.col("round").max()).sort("game_id")["round"]
-            == g["rounds"]).all()  # fmt: skip
+    assert (
+        t.group_by("game_id").agg(pl.col("round").max()).sort("game_id")["round"] == g["rounds"]
+    ).all()
     prog = rows.progress(_chunk(one))
     assert prog.columns == ["game_id", "round", "seat", "score"]
 

@@ -128,9 +128,14 @@ def decisions(bot: str, games: int, forbid=FORBID, seed: int = 17):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("bot", "games"),
-    [("greedy", 3000), ("random", 3000), ("blind", 3000), ("cautious", 3000),
-     ("montecarlo[rollouts=4]", 120)],
-)  # fmt: skip
+    [
+        ("greedy", 3000),
+        ("random", 3000),
+        ("blind", 3000),
+        ("cautious", 3000),
+        ("montecarlo[rollouts=4]", 120),
+    ],
+)
 def test_every_dkd_bot_honours_its_forbids_in_the_kernel(bot, games):
     rows = decisions(bot, games)
     binding = [(uses, k) for j, uses, k in rows if j == 0 and any(uses) and not all(uses)]
@@ -261,9 +266,27 @@ def md_rows(md: str) -> dict[str, list[str]]:
 
 def test_restrict_end_to_end_matches_the_logs(cli, tmp_path):
     out = tmp_path / "study"
-    args = ["restrict", "dkd", "--options", "compsognathus,figure", "--strategy", "cautious",
-            "--games", "600", "--players", "3", "--seed", "5", "--workers", "2",
-            "--chunk-size", "250", "--out", str(out), "--no-progress"]  # fmt: skip
+    args = [
+        "restrict",
+        "dkd",
+        "--options",
+        "compsognathus,figure",
+        "--strategy",
+        "cautious",
+        "--games",
+        "600",
+        "--players",
+        "3",
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+        "--chunk-size",
+        "250",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     r = cli(*args)
     assert r.code == 0, r.err
     assert "3 of 3 runs to play" in r.out
@@ -271,14 +294,22 @@ def test_restrict_end_to_end_matches_the_logs(cli, tmp_path):
     assert study["game"] == "dino-kontra-dino" and study["games"] == 600
     assert [o["option"] for o in study["options"]] == ["Compsognathus", "figure"]
     assert sorted(p.name for p in (out / "runs").iterdir()) == [
-        "baseline", "forbid-Compsognathus", "forbid-figure"
-    ]  # fmt: skip
+        "baseline",
+        "forbid-Compsognathus",
+        "forbid-figure",
+    ]
     md = (out / "report.md").read_text()
     html = (out / "report.html").read_text()
     assert "data:image/png;base64," in html and "What each option is worth" in html
     first_screen = md.split("## What each option is worth")[0]
-    for fact in ("Dino Kontra Dino", "cautious", "| players | 3 |", "600", "| seed | 5 |",
-                 "hand_size=3"):  # fmt: skip
+    for fact in (
+        "Dino Kontra Dino",
+        "cautious",
+        "| players | 3 |",
+        "600",
+        "| seed | 5 |",
+        "hand_size=3",
+    ):
         assert fact in first_screen, fact
     rows = md_rows(md)
     assert set(rows) == {"Compsognathus", "figure"}
@@ -319,8 +350,15 @@ def test_restrict_end_to_end_matches_the_logs(cli, tmp_path):
 )
 def test_bad_input_is_refused_in_one_line_and_nothing_is_written(cli, tmp_path, extra, words):
     out = tmp_path / "study"
-    r = cli("restrict", *extra, "--games" if "--games" not in extra else "--seed", "10",
-            "--out", str(out), "--no-progress")  # fmt: skip
+    r = cli(
+        "restrict",
+        *extra,
+        "--games" if "--games" not in extra else "--seed",
+        "10",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert r.code == 2, (r.out, r.err)
     assert r.err.startswith("error: ") and r.err.count("\n") == 1, r.err
     assert words in r.err
@@ -343,8 +381,19 @@ def test_a_game_without_options_is_refused(cli, tmp_path, monkeypatch):
 
 def test_a_folder_of_another_study_or_other_files_is_refused(cli, tmp_path):
     out = tmp_path / "study"
-    base = ["restrict", "dkd", "--options", "figure", "--games", "40", "--workers", "1",
-            "--out", str(out), "--no-progress"]  # fmt: skip
+    base = [
+        "restrict",
+        "dkd",
+        "--options",
+        "figure",
+        "--games",
+        "40",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     assert cli(*base).code == 0
     before = sorted(str(p) for p in out.rglob("*"))
     r = cli(*[a if a != "40" else "80" for a in base])
@@ -363,8 +412,21 @@ def test_forbidding_egg_costs_the_evo_heuristic_win_share(cli, tmp_path):
     the bot a clearly measurable share of its wins (interval below zero), while the report's
     reading says so."""
     out = tmp_path / "evo"
-    r = cli("restrict", "evo", "--options", "egg", "--games", "1200", "--seed", "3",
-            "--workers", "2", "--out", str(out), "--no-progress")  # fmt: skip
+    r = cli(
+        "restrict",
+        "evo",
+        "--options",
+        "egg",
+        "--games",
+        "1200",
+        "--seed",
+        "3",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert r.code == 0, r.err
     restricted, baseline, change, half = recompute(out, "forbid-egg", 4)
     assert change + half < 0, (change, half)

@@ -20,13 +20,28 @@ from simulate.study.knobs import knob, parse_axes, parse_axis
 from simulate.verify import verify_run
 from tests.faults import ROOT, kill_tree
 
-SWEEP = ["sweep", "dkd", "--param", "hand_size=2..3", "--param", "first_holder=-1,0",
-         "-n", "2000", "--rotate", "--seed", "4", "--workers", "1", "--no-progress"]  # fmt: skip
+SWEEP = [
+    "sweep",
+    "dkd",
+    "--param",
+    "hand_size=2..3",
+    "--param",
+    "first_holder=-1,0",
+    "-n",
+    "2000",
+    "--rotate",
+    "--seed",
+    "4",
+    "--workers",
+    "1",
+    "--no-progress",
+]
 
 
 def _setup(game: str = "dkd", **kw):
-    return build_config(game, n_players=None, strategies=None, rotate=False, seed=0, games=1,
-                        chunk_size=None, **kw)[1]  # fmt: skip
+    return build_config(
+        game, n_players=None, strategies=None, rotate=False, seed=0, games=1, chunk_size=None, **kw
+    )[1]
 
 
 # ------------------------------------------------------------------ knobs and designs
@@ -39,8 +54,9 @@ def test_knobs_come_from_rule_keys_named_elements_and_data_entries():
     assert (t.kind, t.current, t.lo, t.hi) == ("int", 6, 0, 40)
     d = knob(_setup(), "deck.tyrannosaurus.size")  # any case; the file's spelling kept
     assert d.key == "deck.Tyrannosaurus.size" and (d.lo, d.hi) == (1, 5)
-    assert d.current == int(_setup().data.dino_traits[_setup().data.dino_names.index(
-        "Tyrannosaurus"), 1])  # fmt: skip
+    assert d.current == int(
+        _setup().data.dino_traits[_setup().data.dino_names.index("Tyrannosaurus"), 1]
+    )
     with pytest.raises(DinolabError, match="unknown knob 'hand'"):
         knob(_setup(), "hand")
     with pytest.raises(DinolabError, match=r"is a list; .*gene_bag.tail"):
@@ -58,10 +74,13 @@ def test_param_values_ranges_and_steps():
     evo = _setup("evo")
     assert knob(evo, "start_points").kind == "int"
     bad_specs = [
-        ("hand_size=0..4", "1..10"), ("hand_size=4..2", "empty"),
-        ("hand_size=2..4:1", "at least 2"), ("hand_size", "KEY=V1"), ("hand_size=11", "1..10"),
+        ("hand_size=0..4", "1..10"),
+        ("hand_size=4..2", "empty"),
+        ("hand_size=2..4:1", "at least 2"),
+        ("hand_size", "KEY=V1"),
+        ("hand_size=11", "1..10"),
         ("two_trait_counts_both=1..2", "numeric"),
-    ]  # fmt: skip
+    ]
     for bad, words in bad_specs:
         with pytest.raises(DinolabError, match=words):
             parse_axis(s, bad)
@@ -110,7 +129,11 @@ def test_every_point_is_an_ordinary_run_on_the_same_seed(sweep_dir):
         assert set(run.manifest["tables"]) == {"games", "players", "rounds"}  # what metrics read
     assert {c["seed"] for c in configs} == {4} and {c["games"] for c in configs} == {2000}
     assert [(c["params"]["hand_size"], c["params"]["first_holder"]) for c in configs] == [
-        (2, -1), (2, 0), (3, -1), (3, 0)]  # fmt: skip
+        (2, -1),
+        (2, 0),
+        (3, -1),
+        (3, 0),
+    ]
     results = pl.read_csv(sweep_dir / "results.csv")
     assert results.height == 4 and "first_share_lo" in results.columns
     html = (sweep_dir / "report.html").read_text()
@@ -127,8 +150,7 @@ def test_what_the_workers_measured_equals_the_metrics_read_back_from_the_files(s
     folder = next((sweep_dir / "points").iterdir())
     run = Run(folder)
     stored = json.loads((folder / "metrics.json").read_text())["metrics"]
-    refs = expand(Context.of(run, dino_kontra_dino.REPORT),
-                  list(stored))  # fmt: skip
+    refs = expand(Context.of(run, dino_kontra_dino.REPORT), list(stored))
     again = measure_run(run, refs)
     for name, e in again.items():
         assert stored[name]["value"] == pytest.approx(e.value, abs=1e-12), name
@@ -143,9 +165,22 @@ def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
     from simulate.rundir import Run
 
     out = tmp_path / "tie"
-    r = cli("sweep", "dkd", "--param", "two_trait_counts_both=true,false", "-n", "3000",
-            "--rotate", "--workers", "1", "--no-progress", "--metrics", "seat_share",
-            "--out", out)  # fmt: skip
+    r = cli(
+        "sweep",
+        "dkd",
+        "--param",
+        "two_trait_counts_both=true,false",
+        "-n",
+        "3000",
+        "--rotate",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--metrics",
+        "seat_share",
+        "--out",
+        out,
+    )
     assert r.code == 0, r.err
     a, b = (Run(p) for p in sorted((out / "points").iterdir()))
     ref = resolve("seat_share[0]", Context.of(a))
@@ -167,13 +202,37 @@ def test_report_of_a_sweep_lists_the_points_meeting_a_target(sweep_dir, cli):
 
 
 def _sweep(out: Path, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "simulate.cli", "sweep", "dkd", "--param", "hand_size=2..5",
-           "-n", "600", "--chunk-size", "60", "-p", "3", "--rotate", "--seed", "5",
-           "--strategy", "montecarlo[rollouts=16],greedy,cautious", "--metrics",
-           "seat_share,balance", "--workers", "2", "--no-progress", "--out", str(out),
-           *extra]  # fmt: skip
-    return subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "simulate.cli",
+        "sweep",
+        "dkd",
+        "--param",
+        "hand_size=2..5",
+        "-n",
+        "600",
+        "--chunk-size",
+        "60",
+        "-p",
+        "3",
+        "--rotate",
+        "--seed",
+        "5",
+        "--strategy",
+        "montecarlo[rollouts=16],greedy,cautious",
+        "--metrics",
+        "seat_share,balance",
+        "--workers",
+        "2",
+        "--no-progress",
+        "--out",
+        str(out),
+        *extra,
+    ]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 def _points_done(out: Path) -> int:
@@ -196,8 +255,10 @@ def test_a_killed_sweep_resumes_to_exactly_the_uninterrupted_results(tmp_path):
     again = _sweep(tmp_path / "killed", "--resume")
     _, err = again.communicate(timeout=600)
     assert again.returncode == 0, err
-    for name in ("results.csv", *(f"points/{p.name}/metrics.json"
-                                  for p in (tmp_path / "clean" / "points").iterdir())):  # fmt: skip
+    for name in (
+        "results.csv",
+        *(f"points/{p.name}/metrics.json" for p in (tmp_path / "clean" / "points").iterdir()),
+    ):
         assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes()
     clean_parts = {
         p.relative_to(tmp_path / "clean") for p in (tmp_path / "clean").rglob("*.parquet")
@@ -220,8 +281,9 @@ def test_sweep_refusals_are_one_line_and_write_nothing(cli, sweep_dir, tmp_path)
         (["--param", "hand_size=2,3", "--backend", "slurm"], "unknown backend"),
     ]
     for extra, words in cases:
-        r = cli("sweep", "dkd", "-n", "100", "--workers", "1", "--no-progress", "--out", fresh,
-                *extra)  # fmt: skip
+        r = cli(
+            "sweep", "dkd", "-n", "100", "--workers", "1", "--no-progress", "--out", fresh, *extra
+        )
         assert r.code == 2 and r.err.count("\n") == 1 and words in r.err, (extra, r.err)
         assert not fresh.exists(), extra
     before = (sweep_dir / "study.json").read_bytes()
@@ -242,8 +304,21 @@ def test_sweep_refusals_are_one_line_and_write_nothing(cli, sweep_dir, tmp_path)
 @pytest.mark.slow
 def test_tables_restrict_what_a_run_logs_and_set_works_on_named_elements(cli, tmp_path):
     out = tmp_path / "evo"
-    r = cli("simulate", "evo", "-n", "40", "--set", "gene_bag.tail=2", "--tables",
-            "games,players", "--workers", "1", "--no-progress", "--out", out)  # fmt: skip
+    r = cli(
+        "simulate",
+        "evo",
+        "-n",
+        "40",
+        "--set",
+        "gene_bag.tail=2",
+        "--tables",
+        "games,players",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        out,
+    )
     assert r.code == 0, r.err
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["params"]["gene_bag"][0] == 2
@@ -259,9 +334,25 @@ def test_tables_restrict_what_a_run_logs_and_set_works_on_named_elements(cli, tm
 # ------------------------------------------------------------------ searches
 
 
-SEARCH = ["search", "dtb", "--target", "first_share=0.5,capped<0.01", "--param", "dice=3..8",
-          "--param", "markers_per_dino=2..4", "--budget", "80000", "--block", "1000",
-          "--seed", "2", "--workers", "1", "--no-progress"]  # fmt: skip
+SEARCH = [
+    "search",
+    "dtb",
+    "--target",
+    "first_share=0.5,capped<0.01",
+    "--param",
+    "dice=3..8",
+    "--param",
+    "markers_per_dino=2..4",
+    "--budget",
+    "80000",
+    "--block",
+    "1000",
+    "--seed",
+    "2",
+    "--workers",
+    "1",
+    "--no-progress",
+]
 
 
 @pytest.fixture(scope="module")
@@ -287,15 +378,15 @@ def test_search_recommends_with_intervals_from_fresh_seeds(search_dir):
     seeds = set()
     for f in finals:
         assert verify_run(search_dir / f["folder"]).ok
-        seeds.add(json.loads((search_dir / f["folder"] / "manifest.json").read_text())
-                  ["config"]["seed"])  # fmt: skip
+        seeds.add(
+            json.loads((search_dir / f["folder"] / "manifest.json").read_text())["config"]["seed"]
+        )
     assert len(seeds) == 1 and 2 not in seeds, "finalists play one fresh seed"
     # the recommendation is the nearest finalist meeting the constraint, on the fresh seeds
     ok = [f for f in finals if f["score"]["feasible"]]
     best = min(ok, key=lambda f: f["score"]["distance"]["value"])
     assert summary["recommendation"] == best["name"]
-    assert rec["params"] == {k: v for k, v in best["values"].items()
-                             if v != finals[0]["values"][k]}  # fmt: skip
+    assert rec["params"] == {k: v for k, v in best["values"].items() if v != finals[0]["values"][k]}
 
 
 def test_search_races_clearly_worse_trials_out_on_shared_blocks(search_dir):
@@ -313,20 +404,50 @@ def test_search_races_clearly_worse_trials_out_on_shared_blocks(search_dir):
 
 def test_search_report_answers_in_words(search_dir):
     md = (search_dir / "report.md").read_text()
-    for words in ("## Recommendation", "## Minimal changes", "## One-step deviations",
-                  "## Finalists on fresh seeds", "## Convergence", "paired change"):  # fmt: skip
+    for words in (
+        "## Recommendation",
+        "## Minimal changes",
+        "## One-step deviations",
+        "## Finalists on fresh seeds",
+        "## Convergence",
+        "paired change",
+    ):
         assert words in md, words
     assert "Change dice" in md or "Keep the current rules" in md
 
 
 def _search(out: Path, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "simulate.cli", "search", "dkd", "--target", "seat_gap",
-           "--param", "hand_size=2..5", "--param", "first_holder=-1,0", "-p", "3", "--rotate",
-           "--strategy", "montecarlo[rollouts=8],greedy,cautious", "--budget", "30000",
-           "--block", "300", "--workers", "2", "--no-progress", "--out", str(out),
-           *extra]  # fmt: skip
-    return subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "simulate.cli",
+        "search",
+        "dkd",
+        "--target",
+        "seat_gap",
+        "--param",
+        "hand_size=2..5",
+        "--param",
+        "first_holder=-1,0",
+        "-p",
+        "3",
+        "--rotate",
+        "--strategy",
+        "montecarlo[rollouts=8],greedy,cautious",
+        "--budget",
+        "30000",
+        "--block",
+        "300",
+        "--workers",
+        "2",
+        "--no-progress",
+        "--out",
+        str(out),
+        *extra,
+    ]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 @pytest.mark.slow
@@ -405,8 +526,12 @@ def test_targets_parse_combine_on_their_scales_and_check_constraints():
     est["length"] = Estimate.normal(11.99, 0.01, 1000)
     assert bound.meets(est)  # every value within its interval, the constraint held
     assert Estimate.normal(0.001, 0.01, 10, (0.0, 1.0)).lo == 0.0
-    for bad, words in [("first_share=", "cannot read"), ("first_share=0.5~0", "positive"),
-                       ("", "empty"), ("first_share=nan", "finite")]:  # fmt: skip
+    for bad, words in [
+        ("first_share=", "cannot read"),
+        ("first_share=0.5~0", "positive"),
+        ("", "empty"),
+        ("first_share=nan", "finite"),
+    ]:
         with pytest.raises(MetricError, match=words):
             Target.parse(bad)
     with pytest.raises(MetricError, match="only constraints"):
@@ -456,8 +581,23 @@ def test_lineup_share_follows_a_bot_through_the_rotation(dkd_run):
 @pytest.mark.slow
 def test_tune_writes_a_parameter_file_a_lineup_plays(cli, tmp_path):
     out = tmp_path / "cautious.json"
-    r = cli("tune", "dkd", "-s", "cautious", "--against", "greedy", "--budget", "40000",
-            "--param", "aim=0.5..1", "--workers", "1", "--no-progress", "--out", out)  # fmt: skip
+    r = cli(
+        "tune",
+        "dkd",
+        "-s",
+        "cautious",
+        "--against",
+        "greedy",
+        "--budget",
+        "40000",
+        "--param",
+        "aim=0.5..1",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        out,
+    )
     assert r.code == 0, r.err
     body = json.loads(out.read_text())
     assert body["strategy"] == "cautious" and set(body["params"]) == {"aim", "figure"}
@@ -466,8 +606,21 @@ def test_tune_writes_a_parameter_file_a_lineup_plays(cli, tmp_path):
     w = body["strength"]["win_share"]
     assert w["ci"][0] <= w["value"] <= w["ci"][1]
     assert (tmp_path / "cautious.tune" / "report.html").is_file()
-    r = cli("simulate", "dkd", "-n", "200", "-s", f"cautious[params={out}],greedy", "-p", "2",
-            "--workers", "1", "--no-progress", "--out", tmp_path / "play")  # fmt: skip
+    r = cli(
+        "simulate",
+        "dkd",
+        "-n",
+        "200",
+        "-s",
+        f"cautious[params={out}],greedy",
+        "-p",
+        "2",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        tmp_path / "play",
+    )
     assert r.code == 0, r.err
     spec = json.loads((tmp_path / "play" / "manifest.json").read_text())["config"]["strategies"]
     assert f"params={out}@" in spec[0]
@@ -510,10 +663,12 @@ def test_a_parameter_file_sets_a_bot_and_is_checked(tmp_path):
     f.write_text(json.dumps({"strategy": "cautious", "params": {"aim": 0.8}}))
     with pytest.raises(StrategyError, match="changed since"):
         REGISTRY.parse(s.spec)
-    for body, words in [({"strategy": "blind", "params": {}}, "not of 'cautious'"),
-                        ({"strategy": "cautious", "params": {"aim": 2}}, "0..1"),
-                        ({"strategy": "cautious", "params": {"speed": 1}}, "no parameter"),
-                        ({"params": {}}, "not a parameter file")]:  # fmt: skip
+    for body, words in [
+        ({"strategy": "blind", "params": {}}, "not of 'cautious'"),
+        ({"strategy": "cautious", "params": {"aim": 2}}, "0..1"),
+        ({"strategy": "cautious", "params": {"speed": 1}}, "no parameter"),
+        ({"params": {}}, "not a parameter file"),
+    ]:
         f.write_text(json.dumps(body))
         with pytest.raises(StrategyError, match=words):
             REGISTRY.parse(f"cautious[params={f}]")

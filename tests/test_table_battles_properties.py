@@ -111,9 +111,14 @@ def test_interpreted_equals_compiled():
     """)
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
-        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
-        timeout=600, check=True,
-    )  # fmt: skip
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     interpreted = json.loads(run.stdout.strip().splitlines()[-1])
     compiled = [results(*x) for x in LINEUPS]
     assert len(interpreted) == len(compiled) == len(LINEUPS)

@@ -27,11 +27,15 @@ from simulate.rundir import Run
 from simulate.runner import run
 
 BRACHIO = (
-    ("Brachiosaurus,base,none,large,6,6,1,dice,1|2,no,ATK_FLAT1,no,ABS_MINUS_DICE,",
-     "Brachiosaurus,base,none,large,6,6,1,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_MINUS_DICE,"),
-    ("Brachiosaurus,base,none,large,6,6,2,dice,3|4,no,ATK_PER_DIE_MINUS1,no,ABS_FULL,",
-     "Brachiosaurus,base,none,large,6,6,2,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_FULL,"),
-)  # fmt: skip
+    (
+        "Brachiosaurus,base,none,large,6,6,1,dice,1|2,no,ATK_FLAT1,no,ABS_MINUS_DICE,",
+        "Brachiosaurus,base,none,large,6,6,1,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_MINUS_DICE,",
+    ),
+    (
+        "Brachiosaurus,base,none,large,6,6,2,dice,3|4,no,ATK_PER_DIE_MINUS1,no,ABS_FULL,",
+        "Brachiosaurus,base,none,large,6,6,2,dice,1|2|3|4|5|6,no,ATK_PER_DIE_PLUS1,no,ABS_FULL,",
+    ),
+)
 """A designer's card file in which Brachiosaurus (printed 6) attacks from any die face with
 one hit per die plus one on both its cards (reactions as printed): the first-game setup with
 Brachiosaurus, Stegosaurus and Triceratops against Pteranodon, Spinosaurus and the T-Rex
@@ -41,12 +45,25 @@ attacker pay its "1 selbst", the seed's rule, a Block is worth much less and tha
 Brachiosaurus by only 5-9 points, to the middle of the ranking.)"""
 
 
-def make_run(out: Path, games: int, strategies: str, rotate: bool, rules=(), seed: int = 5,
-             chunk: int | None = None) -> Run:  # fmt: skip
+def make_run(
+    out: Path,
+    games: int,
+    strategies: str,
+    rotate: bool,
+    rules=(),
+    seed: int = 5,
+    chunk: int | None = None,
+) -> Run:
     cfg, setup = build_config(
-        "table-battles", n_players=2, strategies=strategies, rotate=rotate, seed=seed,
-        games=games, chunk_size=chunk or -(-games // 2), assignments=list(rules),
-    )  # fmt: skip
+        "table-battles",
+        n_players=2,
+        strategies=strategies,
+        rotate=rotate,
+        seed=seed,
+        games=games,
+        chunk_size=chunk or -(-games // 2),
+        assignments=list(rules),
+    )
     run(cfg, setup, out, InlineExecutor())
     return Run(out)
 
@@ -221,9 +238,15 @@ def test_the_team_model_recovers_planted_strengths_and_flags_the_misrated_dino()
         assert abs(e["beta"] - (strength[k] - mean)) < 4 * e["se"] / model.slope, k
     assert model.effect("first")["beta"] == pytest.approx(0.6, abs=0.08)
     ratings = pl.DataFrame(
-        {"name": names, "draft_rating": [rating[k] for k in names], "rating_known": True,
-         "provisional": False, "class": "none", "size": "small"}
-    )  # fmt: skip
+        {
+            "name": names,
+            "draft_rating": [rating[k] for k in names],
+            "rating_known": True,
+            "provisional": False,
+            "class": "none",
+            "size": "small",
+        }
+    )
     counts = games.select(name="team_a").explode("name").group_by("name").agg(games=pl.len())
     counts = counts.with_columns(raw_win_share=pl.lit(0.5))
     values = draft.value_table(model, ratings, counts)
@@ -271,8 +294,13 @@ def test_the_report_names_the_card_file_and_counts_capped_games(mixed, tmp_path)
     assert "card file provisional_cards.csv" in head and "PROVISIONAL" in head
     capped = int((frame(mixed, "games")["n_winners"] == 0).sum())
     assert f"{capped:,} of 3,000 games" in text
-    for title in ("Draft ratings: printed against simulated", "First-player advantage",
-                  "Team size", "Hit-marker bonuses", "How games ended; capped games"):  # fmt: skip
+    for title in (
+        "Draft ratings: printed against simulated",
+        "First-player advantage",
+        "Team size",
+        "Hit-marker bonuses",
+        "How games ended; capped games",
+    ):
         assert f"## {title}" in text, title
     assert not re.search(r"\bnan\b", text, re.I)
     assert Path(html).read_text().count("<img") >= 7

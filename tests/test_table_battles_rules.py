@@ -60,8 +60,11 @@ def params(**rules):
 
 def battle(team0, team1, pool=None, **rules):
     """(table, state) with the two teams laid out, seat 0 to move, no dice placed."""
-    rules = {"setup": "first_game", "first_game_teams": "|".join(team0) + ";" + "|".join(team1),
-             **rules}  # fmt: skip
+    rules = {
+        "setup": "first_game",
+        "first_game_teams": "|".join(team0) + ";" + "|".join(team1),
+        **rules,
+    }
     p = params(**rules)
     pool = pool or CARDS
     tb = make_table(p, pool)[0]
@@ -137,8 +140,10 @@ def attack(tb, st, name: str, card: int, target: str, react=None, flips=(), s: i
 def plain_pool(tmp_path, rows):
     """A card file of plain dinos: rows of (name, size, bp, class, cards) with cards a list of
     (faces, bracketed, attack, reaction) or a passive id."""
-    lines = ["dino,set,class,size,break_point,draft_rating,card,kind,faces,bracketed,attack,"
-             "attack_pair,reaction,reaction_pair,passive,known,source"]  # fmt: skip
+    lines = [
+        "dino,set,class,size,break_point,draft_rating,card,kind,faces,bracketed,attack,"
+        "attack_pair,reaction,reaction_pair,passive,known,source"
+    ]
     for name, size, bp, cls, cards in rows:
         for k, c in enumerate(cards, start=1):
             if isinstance(c, str):
@@ -353,9 +358,14 @@ def test_zero_hit_attack_triggers_no_reaction(tmp_path):
 
 @pytest.mark.parametrize(
     ("rea", "rdice", "hits"),
-    [("ABS_ONLY1", 2, 1), ("ABS_MINUS1", 2, 3), ("ABS_MINUS_DICE", 3, 1), ("ABS_FULL", 1, 4),
-     ("ABS_MINUS_DICE", 6, 0)],
-)  # fmt: skip
+    [
+        ("ABS_ONLY1", 2, 1),
+        ("ABS_MINUS1", 2, 3),
+        ("ABS_MINUS_DICE", 3, 1),
+        ("ABS_FULL", 1, 4),
+        ("ABS_MINUS_DICE", 6, 0),
+    ],
+)
 def test_absorb_templates(tmp_path, rea, rdice, hits):
     tb, st = duel(tmp_path, "ATK_PER_DIE", rea)
     put(tb, st, 0, "A", 1, 6, 4)
@@ -369,9 +379,13 @@ def test_absorb_templates(tmp_path, rea, rdice, hits):
 
 @pytest.mark.parametrize(
     ("rea", "rdice", "hits", "counter"),
-    [("CTR_1_NORMAL", 2, 4, 1), ("CTR_PER_DIE_NORMAL", 3, 4, 3), ("CTR_1_MINUS_DICE", 3, 1, 1),
-     ("CTR_1_MINUS1", 2, 3, 1)],
-)  # fmt: skip
+    [
+        ("CTR_1_NORMAL", 2, 4, 1),
+        ("CTR_PER_DIE_NORMAL", 3, 4, 3),
+        ("CTR_1_MINUS_DICE", 3, 1, 1),
+        ("CTR_1_MINUS1", 2, 3, 1),
+    ],
+)
 def test_counter_templates(tmp_path, rea, rdice, hits, counter):
     tb, st = duel(tmp_path, "ATK_PER_DIE", rea)
     put(tb, st, 0, "A", 1, 6, 4)
@@ -732,9 +746,20 @@ def test_provisional_pool_round_trips_and_says_provisional():
     assert again.dinos == CARDS.dinos and again.sha256 == CARDS.sha256
     assert "PROVISIONAL" in CARDS.describe() and "provisional" in CARDS.describe()
     names = {d.name for d in CARDS.dinos}
-    for n in ("Stegosaurus", "Triceratops", "Utahraptor", "Velociraptors", "Pteranodon",
-              "Spinosaurus", "Tyrannosaurus Rex", "Brachiosaurus", "Pachycephalosaurus",
-              "Stygimoloch", "Deinocheirus", "Therizinosaurus"):  # fmt: skip
+    for n in (
+        "Stegosaurus",
+        "Triceratops",
+        "Utahraptor",
+        "Velociraptors",
+        "Pteranodon",
+        "Spinosaurus",
+        "Tyrannosaurus Rex",
+        "Brachiosaurus",
+        "Pachycephalosaurus",
+        "Stygimoloch",
+        "Deinocheirus",
+        "Therizinosaurus",
+    ):
         assert n in names
     trex = CARDS.dinos[CARDS.find("Tyrannosaurus Rex", True)]
     c = trex.cards[0]
@@ -748,10 +773,13 @@ def test_provisional_pool_round_trips_and_says_provisional():
         (",large,5,8,1,", ",huge,5,8,1,", "column 'size' must be one of small, large"),
         ("5|6,yes", "5|7,yes", "column 'faces'"),
         (",tyrant,", ",roar,", "column 'passive' must be one of"),
-        ("Tyrannosaurus Rex,base,none,large,5,8,3", "Tyrannosaurus Rex,base,none,large,5,8,4",
-         "column 'card' must be an integer 1..3"),
+        (
+            "Tyrannosaurus Rex,base,none,large,5,8,3",
+            "Tyrannosaurus Rex,base,none,large,5,8,4",
+            "column 'card' must be an integer 1..3",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_card_file_is_refused_in_one_line(tmp_path, old, new, message):
     text = CARDS.to_csv().replace(old, new, 1)
     path = tmp_path / "bad.csv"

@@ -55,12 +55,15 @@ def threaded_worker():
     common = ["--no-dashboard"]
     scheduler = subprocess.Popen(
         [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), *common],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     worker = subprocess.Popen(
         [str(dask), "worker", address, "--nthreads", "2", "--nworkers", "1", *common],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
     try:
         from distributed import Client
 
@@ -82,8 +85,20 @@ def threaded_worker():
 def test_a_dask_worker_with_two_threads_writes_the_bytes_of_a_local_run(
     tmp_path, threaded_worker, cli
 ):
-    args = ["simulate", "dkd", "--games", "60000", "--chunk-size", "3000", "--seed", "8",
-            "--strategy", "greedy,cautious,blind,random", "--rotate", "--no-progress"]  # fmt: skip
+    args = [
+        "simulate",
+        "dkd",
+        "--games",
+        "60000",
+        "--chunk-size",
+        "3000",
+        "--seed",
+        "8",
+        "--strategy",
+        "greedy,cautious,blind,random",
+        "--rotate",
+        "--no-progress",
+    ]
     t0 = time.time()
     r = cli(*args, "--backend", "dask", "--scheduler", threaded_worker, "--out", tmp_path / "d")
     assert r.code == 0, r.err
@@ -101,8 +116,9 @@ def test_a_chunk_that_fails_on_the_cluster_ends_in_one_line(tmp_path, threaded_w
     from simulate.dask_backend import DaskExecutor
     from simulate.executors import ChunkJob
 
-    _, setup = build_config("dkd", n_players=4, strategies=None, rotate=False, seed=1,
-                            games=100, chunk_size=100)  # fmt: skip
+    _, setup = build_config(
+        "dkd", n_players=4, strategies=None, rotate=False, seed=1, games=100, chunk_size=100
+    )
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     executor = DaskExecutor(threaded_worker)

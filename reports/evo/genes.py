@@ -100,9 +100,11 @@ def gene_summary(curves: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-SURPLUS_SCHEMA = {"gene": pl.String, "sold": pl.UInt32,
-                  **dict.fromkeys(("paid", "price", "value", "surplus", "se", "lo", "hi"),
-                                  pl.Float64)}  # fmt: skip
+SURPLUS_SCHEMA = {
+    "gene": pl.String,
+    "sold": pl.UInt32,
+    **dict.fromkeys(("paid", "price", "value", "surplus", "se", "lo", "hi"), pl.Float64),
+}
 
 
 def _surplus_analysis(run: RunData, mapper: Mapper | None) -> tuple[pl.DataFrame, int]:

@@ -47,8 +47,18 @@ from reports.models import least_squares
 from reports.stats import Z95
 
 GENES = ("tail", "leg", "horn", "egg", "fur", "parasol", "mutation", "card")
-FEATURES = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations", "cards_held",
-            "points", "dinos")  # fmt: skip
+FEATURES = (
+    "tails",
+    "legs",
+    "horns",
+    "eggs",
+    "furs",
+    "parasols",
+    "mutations",
+    "cards_held",
+    "points",
+    "dinos",
+)
 COLUMN_OF_GENE = dict(zip(GENES, FEATURES[:8], strict=True))
 MIN_ROWS = 200
 """Fewest positions a round's model is fitted on."""

@@ -79,9 +79,14 @@ def _prices_reduce(parts: list[pl.DataFrame]) -> pl.DataFrame:
                     "paid_mean": float((values.astype(np.int64) * counts).sum() / counts.sum()),
                 }
             )
-    schema = {"gene": pl.String, "round": pl.Int8, "sold": pl.UInt32,
-              **dict.fromkeys(("bid_median", "paid_median", "paid_q1", "paid_q3", "paid_mean"),
-                              pl.Float64)}  # fmt: skip
+    schema = {
+        "gene": pl.String,
+        "round": pl.Int8,
+        "sold": pl.UInt32,
+        **dict.fromkeys(
+            ("bid_median", "paid_median", "paid_q1", "paid_q3", "paid_mean"), pl.Float64
+        ),
+    }
     return pl.DataFrame(rows, schema=schema).sort("gene", "round")
 
 

@@ -130,15 +130,36 @@ def marker_bonuses(
     for k, (col, label) in enumerate(BONUSES.items()):  # at most one seat of a game has each
         if k in shares:
             r = shares[k]
-            rows.append({"bonus": label, "measure": "win share of the seat with it",
-                         "n": r["n"], "mean": r["mean"], "lo": r["lo"], "hi": r["hi"]})  # fmt: skip
+            rows.append(
+                {
+                    "bonus": label,
+                    "measure": "win share of the seat with it",
+                    "n": r["n"],
+                    "mean": r["mean"],
+                    "lo": r["lo"],
+                    "hi": r["hi"],
+                }
+            )
         if model is not None and col in model.terms:
             e = model.effect(col)
-            rows.append({"bonus": label, "measure": "team model: effect beyond the dinos",
-                         "n": model.games, "mean": 0.5 + e["mean"], "lo": 0.5 + e["lo"],
-                         "hi": 0.5 + e["hi"]})  # fmt: skip
-    schema = {"bonus": pl.String, "measure": pl.String, "n": pl.Int64, "mean": pl.Float64,
-              "lo": pl.Float64, "hi": pl.Float64}  # fmt: skip
+            rows.append(
+                {
+                    "bonus": label,
+                    "measure": "team model: effect beyond the dinos",
+                    "n": model.games,
+                    "mean": 0.5 + e["mean"],
+                    "lo": 0.5 + e["lo"],
+                    "hi": 0.5 + e["hi"],
+                }
+            )
+    schema = {
+        "bonus": pl.String,
+        "measure": pl.String,
+        "n": pl.Int64,
+        "mean": pl.Float64,
+        "lo": pl.Float64,
+        "hi": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -168,10 +189,18 @@ def end_reasons(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
     missing = [r for r in order if r not in present]
     if missing:
         df = pl.concat(
-            [df, pl.DataFrame({"end_reason": missing, "games": [0] * len(missing),
-                               "mean_turns": [None] * len(missing)})],
+            [
+                df,
+                pl.DataFrame(
+                    {
+                        "end_reason": missing,
+                        "games": [0] * len(missing),
+                        "mean_turns": [None] * len(missing),
+                    }
+                ),
+            ],
             how="vertical_relaxed",
-        )  # fmt: skip
+        )
     df = df.with_columns(
         total=pl.col("games").sum(),
         _o=pl.col("end_reason").replace_strict(order, list(range(len(order))), default=9),

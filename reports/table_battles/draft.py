@@ -109,8 +109,11 @@ def value_table(model: TeamModel, ratings: pl.DataFrame, counts: pl.DataFrame) -
     for r in ratings.iter_rows(named=True):
         e = model.effect(r["name"], in_play)
         rows.append({**r, "value": e["mean"], "lo": e["lo"], "hi": e["hi"], "se": e["se"]})
-    df = pl.DataFrame(rows).join(counts.select("name", "games", "raw_win_share"), on="name",
-                                 how="left").with_columns(pl.col("games").fill_null(0))  # fmt: skip
+    df = (
+        pl.DataFrame(rows)
+        .join(counts.select("name", "games", "raw_win_share"), on="name", how="left")
+        .with_columns(pl.col("games").fill_null(0))
+    )
     ok = pl.col("games") >= MIN_GAMES
     scale = printed_scale(df.filter(ok))
     rating = pl.col("draft_rating").cast(pl.Float64)

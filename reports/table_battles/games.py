@@ -13,14 +13,32 @@ import polars as pl
 from reports.aggregate import Chunk
 from reports.source import RunData
 
-SEAT_COLUMNS = ("strategy", "dinos", "n_dinos", "hit_markers", "fewer_dinos", "fewer_cards",
-                "trex", "first", "winner")  # fmt: skip
+SEAT_COLUMNS = (
+    "strategy",
+    "dinos",
+    "n_dinos",
+    "hit_markers",
+    "fewer_dinos",
+    "fewer_cards",
+    "trex",
+    "first",
+    "winner",
+)
 
 DIFFS = ("first", "fewer_dinos", "fewer_cards")
 """The covariates read from the players table, each as side A's value minus side B's."""
 
-SEAT_ROW_COLUMNS = ("game_id", "seat", "n_dinos", "hit_markers", "fewer_dinos", "fewer_cards",
-                    "trex", "first", "winner")  # fmt: skip
+SEAT_ROW_COLUMNS = (
+    "game_id",
+    "seat",
+    "n_dinos",
+    "hit_markers",
+    "fewer_dinos",
+    "fewer_cards",
+    "trex",
+    "first",
+    "winner",
+)
 
 
 def deal_cluster(run: RunData) -> pl.Expr:

@@ -7,8 +7,12 @@ import polars as pl
 
 from reports.plots import plt, png
 
-VERDICT_COLORS = {"under-rated": "#2b6f77", "over-rated": "#c8553d", "fits": "#8e9aaf",
-                  "too few games": "#d0d0d0"}  # fmt: skip
+VERDICT_COLORS = {
+    "under-rated": "#2b6f77",
+    "over-rated": "#c8553d",
+    "fits": "#8e9aaf",
+    "too few games": "#d0d0d0",
+}
 
 
 def calibration_plot(values: pl.DataFrame) -> bytes:
@@ -32,15 +36,21 @@ def calibration_plot(values: pl.DataFrame) -> bytes:
         x = d["_x"].to_numpy()
         y = d["value"].to_numpy() * 100
         err = [y - d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100 - y]
-        ax.errorbar(x, y, yerr=err, fmt="o", color=color, ecolor=color, capsize=3, ms=6,
-                    label=verdict)  # fmt: skip
+        ax.errorbar(
+            x, y, yerr=err, fmt="o", color=color, ecolor=color, capsize=3, ms=6, label=verdict
+        )
         for name, xi, yi, k in zip(d["name"], x, y, d["_k"], strict=True):
             dy = 3 if k % 2 else -10  # neighbours of one rating label above and below
             ax.annotate(name, (xi, yi), xytext=(4, dy), textcoords="offset points", fontsize=7)
     line = values.filter(pl.col("implied").is_not_null()).sort("draft_rating")
     if line.height:
-        ax.plot(line["draft_rating"], line["implied"] * 100, "--", color="grey",
-                label="value the printed rating stands for")  # fmt: skip
+        ax.plot(
+            line["draft_rating"],
+            line["implied"] * 100,
+            "--",
+            color="grey",
+            label="value the printed rating stands for",
+        )
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("printed draft rating")
     ax.set_ylabel("simulated value, win-share points")

@@ -98,10 +98,12 @@ def grow_half(name: str) -> dict[Hex, tuple[int, bool]]:
     candidates = [h for h in sorted(blob) if terrain[h] == 0 and depth[h] == 1]
     chosen = [max(candidates, key=lambda h: (abs(h[0] - seam_q), -abs(_row(h)), h))]
     while len(chosen) < stars:
-        chosen.append(max(
-            (c for c in candidates if c not in chosen),
-            key=lambda c: (min(_hex_distance(c, s) for s in chosen), c),
-        ))  # fmt: skip
+        chosen.append(
+            max(
+                (c for c in candidates if c not in chosen),
+                key=lambda c: (min(_hex_distance(c, s) for s in chosen), c),
+            )
+        )
     return {h: (terrain[h], h in chosen) for h in blob}
 
 
@@ -120,10 +122,19 @@ def layout_rows(name: str) -> list[list[object]]:
         nbs = sorted(number[n] for n in _neighbours(h) if n in cells)
         coast = any(n not in cells for n in _neighbours(h))
         source = f"provisional: synthetic hex half '{half}' (rules.evo.mapgen, seed {SEED})"
-        rows.append([
-            number[h], TERRAINS[terrain], int(coast), int(star), " ".join(map(str, nbs)),
-            half, h[0], h[1], source,
-        ])  # fmt: skip
+        rows.append(
+            [
+                number[h],
+                TERRAINS[terrain],
+                int(coast),
+                int(star),
+                " ".join(map(str, nbs)),
+                half,
+                h[0],
+                h[1],
+                source,
+            ]
+        )
     return rows
 
 

@@ -254,9 +254,17 @@ def map_csv(m: EvoMap) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
     for i in range(m.n_regions):
-        w.writerow([
-            i + 1, TERRAINS[m.terrain[i]], int(m.coast[i]), int(m.start[i]),
-            " ".join(str(b + 1) for b in m.neighbours[i]), m.half[i],
-            "" if m.q[i] is None else m.q[i], "" if m.r[i] is None else m.r[i], m.sources[i],
-        ])  # fmt: skip
+        w.writerow(
+            [
+                i + 1,
+                TERRAINS[m.terrain[i]],
+                int(m.coast[i]),
+                int(m.start[i]),
+                " ".join(str(b + 1) for b in m.neighbours[i]),
+                m.half[i],
+                "" if m.q[i] is None else m.q[i],
+                "" if m.r[i] is None else m.r[i],
+                m.sources[i],
+            ]
+        )
     return buf.getvalue()

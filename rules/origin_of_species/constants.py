@@ -31,14 +31,48 @@ TRAITS = (
 )
 """Trait names by id (bit ``i`` of a trait mask is ``TRAITS[i]``)."""
 SK = (
-    "Mäsožravec", "Vysoká hmotnosť", "Parazit", "-", "-", "-", "Plávanie", "Beh", "Mimikry",
-    "Strata chvosta", "-", "-", "Zlodejstvo", "Schopnosť hibernácie", "-", "Tukové tkanivo",
-    "Komunikácia", "Spolupráca", "Symbióza",
-)  # fmt: skip
+    "Mäsožravec",
+    "Vysoká hmotnosť",
+    "Parazit",
+    "-",
+    "-",
+    "-",
+    "Plávanie",
+    "Beh",
+    "Mimikry",
+    "Strata chvosta",
+    "-",
+    "-",
+    "Zlodejstvo",
+    "Schopnosť hibernácie",
+    "-",
+    "Tukové tkanivo",
+    "Komunikácia",
+    "Spolupráca",
+    "Symbióza",
+)
 N_TRAITS = len(TRAITS)
-(CARNIVORE, HIGH_BODY_WEIGHT, PARASITE, BURROWING, CAMOUFLAGE, SHARP_VISION, SWIMMING, RUNNING,
- MIMICRY, TAIL_LOSS, POISONOUS, SCAVENGER, PIRACY, HIBERNATION, GRAZING, FAT_TISSUE,
- COMMUNICATION, COOPERATION, SYMBIOSIS) = range(N_TRAITS)  # fmt: skip
+(
+    CARNIVORE,
+    HIGH_BODY_WEIGHT,
+    PARASITE,
+    BURROWING,
+    CAMOUFLAGE,
+    SHARP_VISION,
+    SWIMMING,
+    RUNNING,
+    MIMICRY,
+    TAIL_LOSS,
+    POISONOUS,
+    SCAVENGER,
+    PIRACY,
+    HIBERNATION,
+    GRAZING,
+    FAT_TISSUE,
+    COMMUNICATION,
+    COOPERATION,
+    SYMBIOSIS,
+) = range(N_TRAITS)
 
 PRINTED_FOOD = (1, 1, 2) + (0,) * (N_TRAITS - 3)
 """Extra food printed in each trait's corner (seed: Carnivore and High Body Weight +1, Parasite
@@ -117,9 +151,23 @@ OP_ACCEPT = 13  # no (more) defence: the animal is eaten
 OP_LINK = 14  # fire link b
 OP_SCAVENGE = 15  # scavenger a takes the food
 OPS = (
-    "pass", "animal", "top", "bottom", "red", "attack", "fat", "hibernate", "piracy", "graze",
-    "run", "mimic", "tail", "accept", "link", "scavenge",
-)  # fmt: skip
+    "pass",
+    "animal",
+    "top",
+    "bottom",
+    "red",
+    "attack",
+    "fat",
+    "hibernate",
+    "piracy",
+    "graze",
+    "run",
+    "mimic",
+    "tail",
+    "accept",
+    "link",
+    "scavenge",
+)
 
 # Attack outcomes and defences (attack events)
 OUT_KILLED, OUT_ESCAPED, OUT_TAIL_LOST = 0, 1, 2

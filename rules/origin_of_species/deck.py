@@ -313,9 +313,13 @@ def parse_deck(text: str, *, label: str, path: str = "") -> Deck:
                 f"deck {where} line {line}: copies must be 1..{MAX_COPIES}, got {n}"
             )
         _check_int(
-            where, line, "top_extra_food", cells.get("top_extra_food", ""),
-            PRINTED_FOOD[top], TRAITS[top],
-        )  # fmt: skip
+            where,
+            line,
+            "top_extra_food",
+            cells.get("top_extra_food", ""),
+            PRINTED_FOOD[top],
+            TRAITS[top],
+        )
         bfood = cells.get("bottom_extra_food", "")
         if bot < 0 and bfood:
             raise DataFileError(

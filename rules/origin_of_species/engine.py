@@ -154,8 +154,20 @@ from rules.origin_of_species.state import (
     emit_trait,
 )
 
-(ST_ROUND, ST_DEV, ST_FOOD, ST_TURN, ST_TURN_CONT, ST_DEFEND, ST_SCAV, ST_CHAIN, ST_EXTINCT,
- ST_ROUND_DONE, ST_NEXT, ST_OVER) = range(12)  # fmt: skip
+(
+    ST_ROUND,
+    ST_DEV,
+    ST_FOOD,
+    ST_TURN,
+    ST_TURN_CONT,
+    ST_DEFEND,
+    ST_SCAV,
+    ST_CHAIN,
+    ST_EXTINCT,
+    ST_ROUND_DONE,
+    ST_NEXT,
+    ST_OVER,
+) = range(12)
 _STREAM_SALT = np.uint64(0xA0761D6478BD642F)
 COUNT = np.int64(-1)
 """``k`` of :func:`actions` asking for the number of legal actions (an int64, not a literal:

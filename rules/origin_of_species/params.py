@@ -124,13 +124,19 @@ class OosParameters(Parameters):
     )
     kill_food: int = param(2, "blue tokens a carnivore gets for eating an animal", lo=0, hi=10)
     tail_loss_food: int = param(
-        1, "blue tokens a carnivore gets when its prey drops a trait (Tail Loss)",
-        source="card text", lo=0, hi=10,
-    )  # fmt: skip
+        1,
+        "blue tokens a carnivore gets when its prey drops a trait (Tail Loss)",
+        source="card text",
+        lo=0,
+        hi=10,
+    )
     scavenger_food: int = param(
-        1, "blue tokens the scavenger gets when another animal is eaten",
-        source="card text", lo=0, hi=10,
-    )  # fmt: skip
+        1,
+        "blue tokens the scavenger gets when another animal is eaten",
+        source="card text",
+        lo=0,
+        hi=10,
+    )
     scavenger_into_fat: bool = param(
         True, "a fed scavenger may store its token as fat", source="spec section 7 (EW)"
     )

@@ -57,10 +57,24 @@ from rules.table_battles.constants import (
 )
 
 COLUMNS = (
-    "dino", "set", "class", "size", "break_point", "draft_rating", "card", "kind", "faces",
-    "bracketed", "attack", "attack_pair", "reaction", "reaction_pair", "passive", "known",
+    "dino",
+    "set",
+    "class",
+    "size",
+    "break_point",
+    "draft_rating",
+    "card",
+    "kind",
+    "faces",
+    "bracketed",
+    "attack",
+    "attack_pair",
+    "reaction",
+    "reaction_pair",
+    "passive",
+    "known",
     "source",
-)  # fmt: skip
+)
 DINO_FIELDS = ("set", "class", "size", "break_point", "draft_rating")
 DATA_DIR = Path(__file__).with_name("data")
 BUILTIN = {"provisional": DATA_DIR / "provisional_cards.csv"}
@@ -129,8 +143,11 @@ class CardPool:
     @property
     def provisional(self) -> bool:
         """True unless every field of every card is marked known."""
-        return any(set(COLUMNS[:15]) - {"known", "source"} - set(c.known) for d in self.dinos
-                   for c in d.cards)  # fmt: skip
+        return any(
+            set(COLUMNS[:15]) - {"known", "source"} - set(c.known)
+            for d in self.dinos
+            for c in d.cards
+        )
 
     def names(self) -> list[str]:
         return [d.name for d in self.dinos]
@@ -190,13 +207,27 @@ class CardPool:
             size = "large" if d.large else "small"
             for k, c in enumerate(d.cards):
                 dice = c.kind == "dice"
-                w.writerow([
-                    d.name, d.set, CLASSES[d.cls], size, d.break_point, d.draft_rating, k + 1,
-                    c.kind, c.faces_text(), yn[c.bracketed] if dice else "",
-                    ATTACKS[c.attack], yn[c.attack_pair] if dice else "", REACTIONS[c.reaction],
-                    yn[c.reaction_pair] if dice else "", PASSIVES[c.passive], "|".join(c.known),
-                    c.source,
-                ])  # fmt: skip
+                w.writerow(
+                    [
+                        d.name,
+                        d.set,
+                        CLASSES[d.cls],
+                        size,
+                        d.break_point,
+                        d.draft_rating,
+                        k + 1,
+                        c.kind,
+                        c.faces_text(),
+                        yn[c.bracketed] if dice else "",
+                        ATTACKS[c.attack],
+                        yn[c.attack_pair] if dice else "",
+                        REACTIONS[c.reaction],
+                        yn[c.reaction_pair] if dice else "",
+                        PASSIVES[c.passive],
+                        "|".join(c.known),
+                        c.source,
+                    ]
+                )
         return buf.getvalue()
 
     def describe(self) -> str:
@@ -332,8 +363,9 @@ def _int(where: str, value: str, column: str, lo: int, hi: int) -> int:
     except ValueError:
         v = lo - 1
     if not lo <= v <= hi:
-        raise DataFileError(f"{where}: column '{column}' must be an integer {lo}..{hi}, got "
-                            f"{value!r}")  # fmt: skip
+        raise DataFileError(
+            f"{where}: column '{column}' must be an integer {lo}..{hi}, got {value!r}"
+        )
     return v
 
 
@@ -387,8 +419,9 @@ def parse_cards(text: str, *, label: str, path: str = "") -> CardPool:
         kind = ("dice", "passive")[_choice(where, cell["kind"], "kind", ("dice", "passive"))]
         if kind == "dice":
             if cell["passive"]:
-                raise DataFileError(f"{where}: a dice card has no 'passive' (got "
-                                    f"{cell['passive']!r})")  # fmt: skip
+                raise DataFileError(
+                    f"{where}: a dice card has no 'passive' (got {cell['passive']!r})"
+                )
             attack = _choice(where, cell["attack"], "attack", ATTACKS)
             reaction = _choice(where, cell["reaction"], "reaction", REACTIONS)
             if not attack and not reaction:

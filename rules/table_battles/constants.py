@@ -48,8 +48,18 @@ REACTIONS = (
     "CTR_1_MINUS_DICE",
     "CTR_1_MINUS1",
 )
-(R_NONE, ABS_ONLY1, ABS_MINUS1, ABS_MINUS_DICE, ABS_FULL, BLK, CTR_1_NORMAL, CTR_PER_DIE_NORMAL,
- CTR_1_MINUS_DICE, CTR_1_MINUS1) = range(10)  # fmt: skip
+(
+    R_NONE,
+    ABS_ONLY1,
+    ABS_MINUS1,
+    ABS_MINUS_DICE,
+    ABS_FULL,
+    BLK,
+    CTR_1_NORMAL,
+    CTR_PER_DIE_NORMAL,
+    CTR_1_MINUS_DICE,
+    CTR_1_MINUS1,
+) = range(10)
 REACTION_TEXT = (
     "",
     "Suffers only 1 hit",
@@ -98,9 +108,25 @@ PASSIVES = (
     "ambush",  # Mosasaurus: its attacks cannot be countered (provisional)
     "long_neck",  # Elasmosaurus: absorbs 1 hit less (provisional)
 )
-(P_NONE, P_TYRANT, P_WATER_LURKER, P_TREETOPS, P_SKY_WATCH, P_EGG_THIEVES, P_HEADBUTT,
- P_THREE_HORNS, P_SCYTHE, P_TAUNT, P_GIANT_CLAWS, P_THAGOMIZER, P_PACK_HUNTER, P_DIVE, P_GLIDE,
- P_AMBUSH, P_LONG_NECK) = range(17)  # fmt: skip
+(
+    P_NONE,
+    P_TYRANT,
+    P_WATER_LURKER,
+    P_TREETOPS,
+    P_SKY_WATCH,
+    P_EGG_THIEVES,
+    P_HEADBUTT,
+    P_THREE_HORNS,
+    P_SCYTHE,
+    P_TAUNT,
+    P_GIANT_CLAWS,
+    P_THAGOMIZER,
+    P_PACK_HUNTER,
+    P_DIVE,
+    P_GLIDE,
+    P_AMBUSH,
+    P_LONG_NECK,
+) = range(17)
 N_PASSIVES = len(PASSIVES)
 
 CLASSES = ("none", "air", "water")

@@ -101,8 +101,19 @@ from rules.table_battles.state import (
     emit_turn,
 )
 
-(ST_DRAFT, ST_SETUP, ST_TURN_START, ST_ATTACK_ASK, ST_HITS, ST_COUNTER, ST_SELF, ST_ROLL,
- ST_PLACE_ASK, ST_TURN_END, ST_OVER) = range(11)  # fmt: skip
+(
+    ST_DRAFT,
+    ST_SETUP,
+    ST_TURN_START,
+    ST_ATTACK_ASK,
+    ST_HITS,
+    ST_COUNTER,
+    ST_SELF,
+    ST_ROLL,
+    ST_PLACE_ASK,
+    ST_TURN_END,
+    ST_OVER,
+) = range(11)
 _DICE_SALT = np.uint64(0xE7037ED1A0B428DB)
 
 

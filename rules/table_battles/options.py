@@ -25,10 +25,23 @@ from rules.table_battles.constants import (
 
 REACTION_OPTIONS = ("absorb", "block", "counter")
 DINO_OPTIONS = (
-    "stegosaurus", "triceratops", "utahraptor", "velociraptors", "pteranodon", "spinosaurus",
-    "tyrannosaurus-rex", "brachiosaurus", "pachycephalosaurus", "stygimoloch", "deinocheirus",
-    "therizinosaurus", "quetzalcoatlus", "microraptor", "mosasaurus", "elasmosaurus",
-)  # fmt: skip
+    "stegosaurus",
+    "triceratops",
+    "utahraptor",
+    "velociraptors",
+    "pteranodon",
+    "spinosaurus",
+    "tyrannosaurus-rex",
+    "brachiosaurus",
+    "pachycephalosaurus",
+    "stygimoloch",
+    "deinocheirus",
+    "therizinosaurus",
+    "quetzalcoatlus",
+    "microraptor",
+    "mosasaurus",
+    "elasmosaurus",
+)
 OPTIONS: tuple[str, ...] = REACTION_OPTIONS + DINO_OPTIONS
 OPT_ABSORB, OPT_BLOCK, OPT_COUNTER = 0, 1, 2
 

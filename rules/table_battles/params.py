@@ -99,8 +99,9 @@ class TableBattlesParameters(Parameters):
     class_rules_on_counters: bool = param(
         False, "the Air/Water -1 rules also apply to Counter hits", source="spec Q14"
     )
-    air_vs_water: int = param(1, "Air dinos' attacks inflict this many hits less on Water dinos",
-                              lo=0, hi=5)  # fmt: skip
+    air_vs_water: int = param(
+        1, "Air dinos' attacks inflict this many hits less on Water dinos", lo=0, hi=5
+    )
     water_vs_air: int = param(
         1,
         "Water dinos' attacks inflict this many hits less on Air dinos",
@@ -181,8 +182,9 @@ class TableBattlesParameters(Parameters):
         return load_cards(self.cards).edited(self.edit_values())
 
     def first_game_names(self) -> list[list[str]]:
-        return [[n.strip() for n in s.split("|") if n.strip()] for s in
-                self.first_game_teams.split(";")]  # fmt: skip
+        return [
+            [n.strip() for n in s.split("|") if n.strip()] for s in self.first_game_teams.split(";")
+        ]
 
     def check_players(self, n_players: int, cards: CardPool | None = None) -> None:
         """Refuse a player count (two only) or a card pool these rules cannot serve."""

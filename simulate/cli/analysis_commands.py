@@ -191,9 +191,12 @@ def report(
         more = max(0, need - run.games_logged)
         echo(
             f"widest seat interval ±{widest * 100:.2f} pp with {run.games_logged:,} games; "
-            + (f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
-               if more else f"±{precision * 100:g} pp is already reached")
-        )  # fmt: skip
+            + (
+                f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
+                if more
+                else f"±{precision * 100:g} pp is already reached"
+            )
+        )
 
 
 @app.command()

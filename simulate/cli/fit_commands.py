@@ -96,8 +96,16 @@ def fit(
     if not parent.is_dir():
         raise DinolabError(f"fit: no folder {parent} for --out")
     request = FitRequest(
-        params=params, players=counts, games=games, iterations=iterations, seed=seed, out=out,
-        workers=workers, measure=measure, echo=echo,
-        start=str(start) if start else None, refine=refine,
-    )  # fmt: skip
+        params=params,
+        players=counts,
+        games=games,
+        iterations=iterations,
+        seed=seed,
+        out=out,
+        workers=workers,
+        measure=measure,
+        echo=echo,
+        start=str(start) if start else None,
+        refine=refine,
+    )
     g.fit(request)

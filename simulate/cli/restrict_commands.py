@@ -374,6 +374,8 @@ def restrict(
         raise typer.Exit(130) from None
     html, md, table = write_study_report(store, record)
     for r in table.head(5).iter_rows(named=True):
-        echo(f"  {r['option']}: {r['change'] * 100:+.2f} pp [{r['lo'] * 100:+.2f}, "
-             f"{r['hi'] * 100:+.2f}], {r['reading']}")  # fmt: skip
+        echo(
+            f"  {r['option']}: {r['change'] * 100:+.2f} pp [{r['lo'] * 100:+.2f}, "
+            f"{r['hi'] * 100:+.2f}], {r['reading']}"
+        )
     echo(f"wrote {html} and {md}")

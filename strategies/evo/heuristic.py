@@ -154,10 +154,28 @@ USEFUL = (
 """Cards the heuristic considers in each window (it passes at once otherwise)."""
 
 TAKE = _mask(
-    SURPRISE, OVERFLIER, WEATHER_GENE, CATASTROPHE, ACCIDENT, CHANGELING, HEAT_SKIN, NEOPRENE,
-    INSTINCT, GIANT, BIG_BROTHER, TOUGH_YOUNG, WANDERERS, FROST, RAYS, SURVIVAL_GENE, NO_BIRTHS,
-    GENE_GUARD, FLOOD, TRUCE, PEACE,
-)  # fmt: skip
+    SURPRISE,
+    OVERFLIER,
+    WEATHER_GENE,
+    CATASTROPHE,
+    ACCIDENT,
+    CHANGELING,
+    HEAT_SKIN,
+    NEOPRENE,
+    INSTINCT,
+    GIANT,
+    BIG_BROTHER,
+    TOUGH_YOUNG,
+    WANDERERS,
+    FROST,
+    RAYS,
+    SURVIVAL_GENE,
+    NO_BIRTHS,
+    GENE_GUARD,
+    FLOOD,
+    TRUCE,
+    PEACE,
+)
 """Cards worth taking with Osztódás (which has no other use): every card the heuristic plays to
 an effect of its own later; not Alvógén, Én jövök előbb!, Bolond időjárás (often useless) or
 Hiányzó láncszem."""

@@ -96,9 +96,16 @@ USEFUL = (
 """Cards v1 considers in each window (it passes at once otherwise)."""
 
 VALUABLE = _mask(
-    SURPRISE, OVERFLIER, WEATHER_GENE, CATASTROPHE, ACCIDENT, CHANGELING, HEAT_SKIN, NEOPRENE,
+    SURPRISE,
+    OVERFLIER,
+    WEATHER_GENE,
+    CATASTROPHE,
+    ACCIDENT,
+    CHANGELING,
+    HEAT_SKIN,
+    NEOPRENE,
     INSTINCT,
-)  # fmt: skip
+)
 """Cards v1 takes with Osztódás."""
 
 

@@ -48,8 +48,18 @@ STATES = ("all", *SIZES, *(f"field={f}" for f in range(MAX_CYCLE)))
 C_SIZE, C_FIELD = 1, 1 + len(SIZES)
 N_COLS = len(STATES)
 """Column 0: the round's value; 1-3: shift by species size; 4-15: shift by climate field."""
-COLUMNS = ("players", "round", "rounds_left", "gene", "state", "value", "se", "median_dinos",
-           "price", "premium")  # fmt: skip
+COLUMNS = (
+    "players",
+    "round",
+    "rounds_left",
+    "gene",
+    "state",
+    "value",
+    "se",
+    "median_dinos",
+    "price",
+    "premium",
+)
 REQUIRED = ("players", "round", "gene", "state", "value", "median_dinos", "price")
 BUILTIN = Path(__file__).with_name("data") / "values.csv"
 """The shipped table: fitted for the default rules, 3, 4 and 5 players."""

@@ -110,36 +110,64 @@ def hand(setup) -> int:
 
 
 TABLES = (
-    Table("games", "one row per game", (
-        Column("game_id", I64, "game index"),
-        Column("n_players", I8, "players"),
-        Column("rounds", I8, "rounds played", "rounds"),
-        Column("winner_seat", I8, "the winner, -1 when shared"),
-        Column("n_winners", I8, "players sharing the victory"),
-    ), rows_per_game=lambda s: 1, kind=Kind.GAME),
-    Table("players", "one row per game and seat", (
-        Column("game_id", I64, "game index"),
-        Column("seat", I8, "seat"),
-        strategy(),
-        Column("wins", I8, "rounds won", "rounds"),
-        Column("winner", BOOL, "won or shared the victory"),
-    ), rows_per_game=lambda s: s.n_players, kind=Kind.GAME),
-    Table("turns", "one row per game, round and seat", (
-        Column("game_id", I64, "game index"),
-        Column("round", I8, "round, from 0"),
-        Column("seat", I8, "seat"),
-        Column("card", I8, "card played"),
-        Column("won", BOOL, "won the round"),
-    ), rows_per_game=lambda s: hand(s) * s.n_players),
-    Table("ties", "one row per round tied at the top (nobody won it)", (
-        Column("game_id", I64, "game index"),
-        Column("round", I8, "round, from 0"),
-        Column("card", I8, "the tied top card"),
-    ), rows_per_game=hand, expected_rows=lambda s: 0.05),
-    Table("hands", "replay trace: hands before each round", (),
-          rows_per_game=lambda s: hand(s) * s.n_players, kind=Kind.TRACE,
-          buffers=(Buffer("hand", np.int8, hand),)),
-)  # fmt: skip
+    Table(
+        "games",
+        "one row per game",
+        (
+            Column("game_id", I64, "game index"),
+            Column("n_players", I8, "players"),
+            Column("rounds", I8, "rounds played", "rounds"),
+            Column("winner_seat", I8, "the winner, -1 when shared"),
+            Column("n_winners", I8, "players sharing the victory"),
+        ),
+        rows_per_game=lambda s: 1,
+        kind=Kind.GAME,
+    ),
+    Table(
+        "players",
+        "one row per game and seat",
+        (
+            Column("game_id", I64, "game index"),
+            Column("seat", I8, "seat"),
+            strategy(),
+            Column("wins", I8, "rounds won", "rounds"),
+            Column("winner", BOOL, "won or shared the victory"),
+        ),
+        rows_per_game=lambda s: s.n_players,
+        kind=Kind.GAME,
+    ),
+    Table(
+        "turns",
+        "one row per game, round and seat",
+        (
+            Column("game_id", I64, "game index"),
+            Column("round", I8, "round, from 0"),
+            Column("seat", I8, "seat"),
+            Column("card", I8, "card played"),
+            Column("won", BOOL, "won the round"),
+        ),
+        rows_per_game=lambda s: hand(s) * s.n_players,
+    ),
+    Table(
+        "ties",
+        "one row per round tied at the top (nobody won it)",
+        (
+            Column("game_id", I64, "game index"),
+            Column("round", I8, "round, from 0"),
+            Column("card", I8, "the tied top card"),
+        ),
+        rows_per_game=hand,
+        expected_rows=lambda s: 0.05,
+    ),
+    Table(
+        "hands",
+        "replay trace: hands before each round",
+        (),
+        rows_per_game=lambda s: hand(s) * s.n_players,
+        kind=Kind.TRACE,
+        buffers=(Buffer("hand", np.int8, hand),),
+    ),
+)
 
 SPEC = GameSpec(
     module=__name__,

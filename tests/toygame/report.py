@@ -11,8 +11,15 @@ from reports.source import RunData
 
 def sections(run: RunData) -> list[Section]:
     ties = run.scan("ties").select(pl.len().alias("tied_rounds")).collect()
-    return [Section("Tied rounds", "Rounds nobody won (a tie at the top).", ties,
-                    {"tied_rounds": "int"}, key="ties")]  # fmt: skip
+    return [
+        Section(
+            "Tied rounds",
+            "Rounds nobody won (a tie at the top).",
+            ties,
+            {"tied_rounds": "int"},
+            key="ties",
+        )
+    ]
 
 
 REPORT = GameReport(sections=sections)

@@ -175,9 +175,14 @@ def table_from(m: Measurement, rounds: int, left: dict[int, float]) -> dict:
 
 
 def raise_premiums(
-    table: dict, m: Measurement, rounds: int, gain: float = PREMIUM_GAIN, low: float = 0.0,
-    high: float = PREMIUM_CAP, prior: float | None = None,
-) -> None:  # fmt: skip
+    table: dict,
+    m: Measurement,
+    rounds: int,
+    gain: float = PREMIUM_GAIN,
+    low: float = 0.0,
+    high: float = PREMIUM_CAP,
+    prior: float | None = None,
+) -> None:
     """Move each gene's bidding premium by ``gain`` times the surplus the logs measured (value
     minus price, relative, per round), kept within [``low``, ``high``]. With a ``prior``
     (points), a surplus measured with standard error ``se`` moves it ``1 / (1 + (se /
@@ -208,8 +213,10 @@ def blend(old: dict | None, new: dict, a: float) -> dict:
     out = {"premium": old.get("premium", {})}
     for key in ("cells", "price", "median"):
         o, n = old[key], new[key]
-        out[key] = {k: o.get(k, n.get(k)) + a * (n.get(k, o.get(k)) - o.get(k, n.get(k)))
-                    for k in set(o) | set(n)}  # fmt: skip
+        out[key] = {
+            k: o.get(k, n.get(k)) + a * (n.get(k, o.get(k)) - o.get(k, n.get(k)))
+            for k in set(o) | set(n)
+        }
     return out
 
 
@@ -242,8 +249,11 @@ def read_table(path: str, players: int) -> tuple[dict, dict, dict]:
     medians, premiums), with the rounds left and standard errors it was written with."""
     load(path)  # one-line errors for a malformed file
     with open(path, encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
-                if int(float(r["players"])) == players]  # fmt: skip
+        rows = [
+            r
+            for r in csv.DictReader(line for line in f if not line.startswith("#"))
+            if int(float(r["players"])) == players
+        ]
     if not rows:
         raise DinolabError(f"fit: {Path(path).name} has no rows for {players} players")
     table: dict = {"cells": {}, "price": {}, "median": {}, "premium": {}}
@@ -342,8 +352,7 @@ def fit(req: FitRequest) -> None:
     starts = {n: read_table(req.start, n) for n in req.players} if req.start else {}
     executor = make_executor(req.workers)
     rows: list[dict] = []
-    changed = {k: v for k, v in req.params.to_dict().items()
-               if v != SPEC.parameters().to_dict()[k]}  # fmt: skip
+    changed = {k: v for k, v in req.params.to_dict().items() if v != SPEC.parameters().to_dict()[k]}
     rules = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the default rules"
     lines = [f"rules: {rules}; players: {', '.join(map(str, req.players))}", *_method(req)]
     lines.append(f"made: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by dinolab fit evo")
@@ -357,11 +366,16 @@ def fit(req: FitRequest) -> None:
                 lineup = f"heuristic[values={path}]"
             setup = SPEC.setup(req.params, n, lineup)
             config = RunConfig(
-                game="evo", n_players=n, strategies=tuple(s.spec for s in setup.lineup),
-                rotate=False, seed=seed, games=req.games,
-                chunk_size=max(1000, -(-req.games // 8)), params=req.params.to_dict(),
+                game="evo",
+                n_players=n,
+                strategies=tuple(s.spec for s in setup.lineup),
+                rotate=False,
+                seed=seed,
+                games=req.games,
+                chunk_size=max(1000, -(-req.games // 8)),
+                params=req.params.to_dict(),
                 data_digest=setup.data.sha256,
-            )  # fmt: skip
+            )
             out = Path(tmp) / f"run-{n}-{seed}"
             run(config, setup, out, executor)
             return Run(str(out))
@@ -394,8 +408,11 @@ def fit(req: FitRequest) -> None:
                     if k >= 1:
                         raise_premiums(table, m, rounds)
                     bots = "heuristic-v1" if k == 0 else "heuristic"
-                    done(r, _summary_line(n, f"iteration {k}/{req.iterations}", bots, step, m,
-                                          table), history)  # fmt: skip
+                    done(
+                        r,
+                        _summary_line(n, f"iteration {k}/{req.iterations}", bots, step, m, table),
+                        history,
+                    )
                 se = {
                     (x, g, st): e.se for st, vals in states(m).items() for (x, g), e in vals.items()
                 }
@@ -409,10 +426,15 @@ def fit(req: FitRequest) -> None:
 
 
 def refine(
-    req: FitRequest, n: int, rounds: int, table: dict, base: int,
-    play: Callable[[int, int, dict | None], Any], done: Callable[[Any, str, list[str]], None],
+    req: FitRequest,
+    n: int,
+    rounds: int,
+    table: dict,
+    base: int,
+    play: Callable[[int, int, dict | None], Any],
+    done: Callable[[Any, str, list[str]], None],
     history: list[str],
-) -> None:  # fmt: skip
+) -> None:
     """The price stage: ``req.refine`` tatonnement steps on ``table``'s premiums on seeds
     ``base + 1 ..``, the premiums of the second half averaged into ``table``, and that table
     measured once more (the ``final`` line)."""
@@ -425,8 +447,9 @@ def refine(
         raise_premiums(table, m, rounds, REFINE_GAIN, -REFINE_CAP, REFINE_CAP, REFINE_PRIOR)
         if 2 * k >= req.refine:
             kept.append(dict(table["premium"]))
-        done(r, _summary_line(n, f"refinement {k}/{req.refine}", "heuristic", "", m, table),
-             history)  # fmt: skip
+        done(
+            r, _summary_line(n, f"refinement {k}/{req.refine}", "heuristic", "", m, table), history
+        )
     cells = set().union(*kept)
     table["premium"] = {c: sum(p.get(c, 0.0) for p in kept) / len(kept) for c in cells}
     r = play(n, base + req.refine + 1, table)

@@ -53,80 +53,165 @@ def turns_cap(setup) -> int:
     return setup.params.max_turns
 
 
-GAMES = Table("games", "one row per game", (
-    Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
-    Column("n_players", I8, "players at the table (always 2)", fill="n_players"),
-    Column("rounds", I16, "rounds played: both players' turns make a round, the last may be "
-           "half of one", "rounds"),
-    Column("turns", I16, "player turns played (both players' turns counted)", "turns"),
-    Column("winner_seat", I8, "the winner's seat, -1 when the turn cap stopped the game"),
-    Column("n_winners", I8, "1, or 0 when the turn cap stopped the game (nobody won)"),
-    Column("end_reason", LABELS, "why the game ended: markers (the opponent has none left), "
-           "one dino (the opponent has one left), both at one marker (most face-up action "
-           "cards win), turn cap (max_turns reached: no winner)", labels=END_REASONS[1:]),
-    Column("first_seat", I8, "seat of the first player (fewest hit markers, else the "
-           "alphabetical tie-break)"),
-    Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
-), rows_per_game=lambda s: 1, kind=Kind.GAME)  # fmt: skip
-PLAYERS = Table("players", "one row per game and seat", (
-    Column("game_id", I64, "game index", fill="game_id"),
-    Column("seat", I8, "seat, from 0", fill="seat"),
-    strategy(),
-    Column("dinos", LABEL_LIST, "the team, in the order it was drafted", labels=dino_names,
-           width=MAX_TEAM),
-    Column("n_dinos", I8, "dino cards in the team", "dinos"),
-    Column("action_cards", I8, "action cards of the team at the start", "cards"),
-    Column("hit_markers", I16, "hit markers at the start (per dino, plus the bonuses)",
-           "markers"),
-    Column("fewer_dinos", BOOL, "had fewer dino cards than the opponent (bonus_markers extra "
-           "hit markers)"),
-    Column("fewer_cards", BOOL, "had fewer action cards than the opponent (bonus_markers "
-           "extra hit markers)"),
-    Column("trex", BOOL, "has the Tyrannosaurus Rex (trex_markers extra hit markers)"),
-    Column("draft_rating", I16, "sum of the team's printed draft ratings", "rating points"),
-    Column("first", BOOL, "was the first player"),
-    Column("winner", BOOL, "won (false for both seats when the turn cap stopped the game)"),
-    Column("markers_left", I16, "hit markers left at the end", "markers"),
-    Column("dinos_left", I8, "dinos still in play at the end", "dinos"),
-    Column("cards_face_up", I8, "face-up action cards of the dinos in play at the end", "cards"),
-), rows_per_game=lambda s: 2, kind=Kind.GAME)  # fmt: skip
-DRAFTS = Table("drafts", "one row per game, seat and draft pick (every dealt dino card once)", (
-    Column("game_id", I64, "game index"),
-    Column("seat", I8, "seat"),
-    Column("pick", I8, "pick, from 0: 0 the secret removal, 1 the first placement, 2.. place "
-           "or remove openly (both seats choose each pick at once)"),
-    Column("dino", LABELS, "the dino card", labels=dino_names),
-    Column("action", LABELS, "what the seat did with it", labels=DRAFT_ACTIONS),
-    Column("draft_rating", I8, "the dino's printed draft rating", "rating points"),
-), rows_per_game=drafts_per_game)  # fmt: skip
-TURNS = Table("turns", "one row per game and player turn", (
-    Column("game_id", I64, "game index"),
-    Column("turn", I16, "turn, from 1 (both players' turns counted)"),
-    Column("seat", I8, "the active seat"),
-    Column("attacker", LABELS, "the attacking dino (none: no attack this turn)",
-           labels=dino_or_none),
-    Column("attack_card", LABELS, "the attacking action card", labels=card_or_none),
-    Column("attack_dice", I8, "dice on the attacking card when it attacked", "dice"),
-    Column("target", LABELS, "the targeted dino", labels=dino_or_none),
-    Column("reaction", LABELS, "the defender's reacting card (Treetops: Brachiosaurus's "
-           "passive card)", labels=card_or_none),
-    Column("reaction_kind", LABELS, "none, absorb, block, counter or treetops",
-           labels=REACTION_KINDS),
-    Column("hit_dino", LABELS, "the dino that took the hits (the absorbing one, or none when "
-           "blocked)", labels=dino_or_none),
-    Column("hits", I8, "hits of the attack after every modifier and the reaction", "hits"),
-    Column("resolved", LABELS, "how the defender took the hits: markers removed, a card "
-           "flipped (at the break point or at one marker), none", labels=RESOLUTIONS),
-    Column("counter_hits", I8, "Counter (and Treetops) hits on the attacking dino", "hits"),
-    Column("self_hits", I8, "'1 self' markers the attacker paid", "markers"),
-    Column("stolen", I8, "markers the Velociraptors' Egg Thieves took back", "markers"),
-    *group("markers", ("markers_left_seat0", "markers_left_seat1"), I16,
-           lambda c: f"hit markers seat {c[-1]} has left at the end of the turn", "markers"),
-    *group("face_up", ("cards_face_up_seat0", "cards_face_up_seat1"), I8,
-           lambda c: f"face-up action cards of seat {c[-1]}'s dinos in play at the end of the "
-           "turn", "cards"),
-    Column("dice_placed", I8, "dice the active seat placed in its dice phase", "dice"),
-), rows_per_game=turns_cap, expected_rows=lambda s: 30)  # fmt: skip
+GAMES = Table(
+    "games",
+    "one row per game",
+    (
+        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        Column("n_players", I8, "players at the table (always 2)", fill="n_players"),
+        Column(
+            "rounds",
+            I16,
+            "rounds played: both players' turns make a round, the last may be half of one",
+            "rounds",
+        ),
+        Column("turns", I16, "player turns played (both players' turns counted)", "turns"),
+        Column("winner_seat", I8, "the winner's seat, -1 when the turn cap stopped the game"),
+        Column("n_winners", I8, "1, or 0 when the turn cap stopped the game (nobody won)"),
+        Column(
+            "end_reason",
+            LABELS,
+            "why the game ended: markers (the opponent has none left), "
+            "one dino (the opponent has one left), both at one marker (most face-up action "
+            "cards win), turn cap (max_turns reached: no winner)",
+            labels=END_REASONS[1:],
+        ),
+        Column(
+            "first_seat",
+            I8,
+            "seat of the first player (fewest hit markers, else the alphabetical tie-break)",
+        ),
+        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+    ),
+    rows_per_game=lambda s: 1,
+    kind=Kind.GAME,
+)
+PLAYERS = Table(
+    "players",
+    "one row per game and seat",
+    (
+        Column("game_id", I64, "game index", fill="game_id"),
+        Column("seat", I8, "seat, from 0", fill="seat"),
+        strategy(),
+        Column(
+            "dinos",
+            LABEL_LIST,
+            "the team, in the order it was drafted",
+            labels=dino_names,
+            width=MAX_TEAM,
+        ),
+        Column("n_dinos", I8, "dino cards in the team", "dinos"),
+        Column("action_cards", I8, "action cards of the team at the start", "cards"),
+        Column(
+            "hit_markers", I16, "hit markers at the start (per dino, plus the bonuses)", "markers"
+        ),
+        Column(
+            "fewer_dinos",
+            BOOL,
+            "had fewer dino cards than the opponent (bonus_markers extra hit markers)",
+        ),
+        Column(
+            "fewer_cards",
+            BOOL,
+            "had fewer action cards than the opponent (bonus_markers extra hit markers)",
+        ),
+        Column("trex", BOOL, "has the Tyrannosaurus Rex (trex_markers extra hit markers)"),
+        Column("draft_rating", I16, "sum of the team's printed draft ratings", "rating points"),
+        Column("first", BOOL, "was the first player"),
+        Column("winner", BOOL, "won (false for both seats when the turn cap stopped the game)"),
+        Column("markers_left", I16, "hit markers left at the end", "markers"),
+        Column("dinos_left", I8, "dinos still in play at the end", "dinos"),
+        Column(
+            "cards_face_up", I8, "face-up action cards of the dinos in play at the end", "cards"
+        ),
+    ),
+    rows_per_game=lambda s: 2,
+    kind=Kind.GAME,
+)
+DRAFTS = Table(
+    "drafts",
+    "one row per game, seat and draft pick (every dealt dino card once)",
+    (
+        Column("game_id", I64, "game index"),
+        Column("seat", I8, "seat"),
+        Column(
+            "pick",
+            I8,
+            "pick, from 0: 0 the secret removal, 1 the first placement, 2.. place "
+            "or remove openly (both seats choose each pick at once)",
+        ),
+        Column("dino", LABELS, "the dino card", labels=dino_names),
+        Column("action", LABELS, "what the seat did with it", labels=DRAFT_ACTIONS),
+        Column("draft_rating", I8, "the dino's printed draft rating", "rating points"),
+    ),
+    rows_per_game=drafts_per_game,
+)
+TURNS = Table(
+    "turns",
+    "one row per game and player turn",
+    (
+        Column("game_id", I64, "game index"),
+        Column("turn", I16, "turn, from 1 (both players' turns counted)"),
+        Column("seat", I8, "the active seat"),
+        Column(
+            "attacker",
+            LABELS,
+            "the attacking dino (none: no attack this turn)",
+            labels=dino_or_none,
+        ),
+        Column("attack_card", LABELS, "the attacking action card", labels=card_or_none),
+        Column("attack_dice", I8, "dice on the attacking card when it attacked", "dice"),
+        Column("target", LABELS, "the targeted dino", labels=dino_or_none),
+        Column(
+            "reaction",
+            LABELS,
+            "the defender's reacting card (Treetops: Brachiosaurus's passive card)",
+            labels=card_or_none,
+        ),
+        Column(
+            "reaction_kind",
+            LABELS,
+            "none, absorb, block, counter or treetops",
+            labels=REACTION_KINDS,
+        ),
+        Column(
+            "hit_dino",
+            LABELS,
+            "the dino that took the hits (the absorbing one, or none when blocked)",
+            labels=dino_or_none,
+        ),
+        Column("hits", I8, "hits of the attack after every modifier and the reaction", "hits"),
+        Column(
+            "resolved",
+            LABELS,
+            "how the defender took the hits: markers removed, a card "
+            "flipped (at the break point or at one marker), none",
+            labels=RESOLUTIONS,
+        ),
+        Column("counter_hits", I8, "Counter (and Treetops) hits on the attacking dino", "hits"),
+        Column("self_hits", I8, "'1 self' markers the attacker paid", "markers"),
+        Column("stolen", I8, "markers the Velociraptors' Egg Thieves took back", "markers"),
+        *group(
+            "markers",
+            ("markers_left_seat0", "markers_left_seat1"),
+            I16,
+            lambda c: f"hit markers seat {c[-1]} has left at the end of the turn",
+            "markers",
+        ),
+        *group(
+            "face_up",
+            ("cards_face_up_seat0", "cards_face_up_seat1"),
+            I8,
+            lambda c: (
+                f"face-up action cards of seat {c[-1]}'s dinos in play at the end of the turn"
+            ),
+            "cards",
+        ),
+        Column("dice_placed", I8, "dice the active seat placed in its dice phase", "dice"),
+    ),
+    rows_per_game=turns_cap,
+    expected_rows=lambda s: 30,
+)
 HANDS = Table(
     "hands",
     "replay trace: each seat's draft hand as dealt (dino versions, -1 padded)",
