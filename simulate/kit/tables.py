@@ -117,6 +117,19 @@ def strategy(doc: str = "the bot in this seat (its label)") -> Column:
     return Column("strategy", LABELS, doc, lineup=True)
 
 
+def game_id(games: bool = False, fill: bool = False) -> Column:
+    """The shared ``game_id`` column every table starts with (``games``: the games table's,
+    which says how to replay the game; ``fill``: the kit fills it, in a table of ``GAME``
+    kind)."""
+    doc = "game index in the run; (seed, game_id) replays it" if games else "game index"
+    return Column("game_id", pa.int64(), doc, fill="game_id" if games or fill else "")
+
+
+def rotation() -> Column:
+    """The shared ``rotation`` column of the games table."""
+    return Column("rotation", pa.int8(), "seats the lineup was rotated by (0 without --rotate)")
+
+
 def group(
     buffer: str,
     names: Sequence[str],

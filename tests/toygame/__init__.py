@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from simulate.kit.check import Checked, Checker, Referee, Simultaneous, expect
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup
-from simulate.kit.tables import Buffer, Column, Kind, Table, strategy
+from simulate.kit.tables import Buffer, Column, Kind, Table, game_id, strategy
 from tests.toygame.bots import REGISTRY, choose
 from tests.toygame.kernel import play_chunk
 from tests.toygame.rules import (
@@ -114,7 +114,7 @@ TABLES = (
         "games",
         "one row per game",
         (
-            Column("game_id", I64, "game index"),
+            game_id(),
             Column("n_players", I8, "players"),
             Column("rounds", I8, "rounds played", "rounds"),
             Column("winner_seat", I8, "the winner, -1 when shared"),
@@ -127,7 +127,7 @@ TABLES = (
         "players",
         "one row per game and seat",
         (
-            Column("game_id", I64, "game index"),
+            game_id(),
             Column("seat", I8, "seat"),
             strategy(),
             Column("wins", I8, "rounds won", "rounds"),
@@ -140,7 +140,7 @@ TABLES = (
         "turns",
         "one row per game, round and seat",
         (
-            Column("game_id", I64, "game index"),
+            game_id(),
             Column("round", I8, "round, from 0"),
             Column("seat", I8, "seat"),
             Column("card", I8, "card played"),
@@ -152,7 +152,7 @@ TABLES = (
         "ties",
         "one row per round tied at the top (nobody won it)",
         (
-            Column("game_id", I64, "game index"),
+            game_id(),
             Column("round", I8, "round, from 0"),
             Column("card", I8, "the tied top card"),
         ),

@@ -7,7 +7,7 @@ import pyarrow as pa
 
 from rules.dino_kontra_dino.deck import TRAITS
 from rules.dino_kontra_dino.params import game_rounds
-from simulate.kit.tables import Buffer, Column, Kind, Table, group, strategy
+from simulate.kit.tables import Buffer, Column, Kind, Table, game_id, group, rotation, strategy
 
 I8, I64, BOOL = pa.int8(), pa.int64(), pa.bool_()
 
@@ -21,13 +21,13 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        game_id(games=True),
         Column("n_players", I8, "players at the table", fill="n_players"),
         Column("rounds", I8, "events resolved", "rounds"),
         Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
         Column("n_winners", I8, "players sharing the victory (1 = outright)"),
         Column("first_holder", I8, "seat that started with the dinosaur figure"),
-        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+        rotation(),
     ),
     rows_per_game=lambda s: 1,
     kind=Kind.GAME,
@@ -36,7 +36,7 @@ PLAYERS = Table(
     "players",
     "one row per game and seat",
     (
-        Column("game_id", I64, "game index", fill="game_id"),
+        game_id(fill=True),
         Column("seat", I8, "seat, numbered clockwise from 0", fill="seat"),
         strategy(),
         Column("events_won", I8, "event cards collected", "cards"),
@@ -57,7 +57,7 @@ ROUNDS = Table(
     "rounds",
     "one row per game and round",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 0"),
         Column("event_id", I8, "event resolved this round (deck number, from 1)"),
         Column("holder", I8, "seat holding the figure before the round"),
@@ -71,7 +71,7 @@ TURNS = Table(
     "turns",
     "one row per game, round and seat",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 0"),
         Column("seat", I8, "seat"),
         Column("event_id", I8, "event resolved this round (deck number, from 1)"),

@@ -13,7 +13,18 @@ from rules.evo.cards import CARDS, T_NEWBORN, T_VICTIM, WINDOW_NAMES, WINDOW_PHA
 from rules.evo.constants import GENES, N_GENES, TERRAINS
 from rules.evo.state import EVENTS
 from simulate.kit.events import copier
-from simulate.kit.tables import LABEL_LIST, LABELS, Buffer, Column, Kind, Table, group, strategy
+from simulate.kit.tables import (
+    LABEL_LIST,
+    LABELS,
+    Buffer,
+    Column,
+    Kind,
+    Table,
+    game_id,
+    group,
+    rotation,
+    strategy,
+)
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
 GENE_COLUMNS = ("tails", "legs", "horns", "eggs", "furs", "parasols", "mutations")
@@ -44,14 +55,14 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        game_id(games=True),
         Column("n_players", I8, "players at the table", fill="n_players"),
         Column("rounds", I8, "rounds played (the last one has no auction)", "rounds"),
         Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
         Column("n_winners", I8, "players sharing the victory (1 = outright)"),
         Column("impact", BOOL, "the meteor struck on a die roll (else it reached the last space)"),
         Column("meteor_space", I8, "meteor space at the end"),
-        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+        rotation(),
     ),
     rows_per_game=lambda s: 1,
     kind=Kind.GAME,
@@ -60,7 +71,7 @@ PLAYERS = Table(
     "players",
     "one row per game and seat",
     (
-        Column("game_id", I64, "game index", fill="game_id"),
+        game_id(fill=True),
         Column("seat", I8, "seat, from 0", fill="seat"),
         strategy(),
         Column("points", I16, "evolution points at the end", "points"),
@@ -95,7 +106,7 @@ TURNS = Table(
     "turns",
     "one row per game, round and seat",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("seat", I8, "seat"),
         Column("initiative", I8, "position in player order from phase 1 (0 = first player)"),
@@ -130,7 +141,7 @@ ROUNDS = Table(
     "rounds",
     "one row per game and round",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("first_seat", I8, "first player at the end of the round"),
         Column("climate_roll", I8, "climate die (0 when a card decided the climate)"),
@@ -152,7 +163,7 @@ COMBATS = Table(
     "combats",
     "one row per attack",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("phase", I8, "3 movement, 4 a newborn with Kemény kölykök"),
         Column("attacker_seat", I8, "attacking seat"),
@@ -170,7 +181,7 @@ BIDS = Table(
     "bids",
     "one row per gene bought",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("seat", I8, "buyer"),
         Column("gene", LABELS, "gene kind", labels=GENES),
@@ -189,7 +200,7 @@ CARDS_PLAYED = Table(
     "cards",
     "one row per event card played",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("seat", I8, "player"),
         Column("card", I8, "card number 1-26 (the seed's order)"),

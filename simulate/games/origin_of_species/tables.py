@@ -30,7 +30,17 @@ from rules.origin_of_species.constants import (
 )
 from rules.origin_of_species.state import EVENTS
 from simulate.kit.events import copier
-from simulate.kit.tables import LABELS, Buffer, Column, Kind, Table, group, strategy
+from simulate.kit.tables import (
+    LABELS,
+    Buffer,
+    Column,
+    Kind,
+    Table,
+    game_id,
+    group,
+    rotation,
+    strategy,
+)
 
 I8, I16, I32, I64, BOOL = pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.bool_()
 
@@ -85,7 +95,7 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        game_id(games=True),
         Column("n_players", I8, "players at the table", fill="n_players"),
         Column("rounds", I8, "rounds played", "rounds"),
         Column("winner_seat", I8, "the sole winner's seat, -1 when the victory is shared"),
@@ -100,7 +110,7 @@ GAMES = Table(
             "margin", I16, "the winner's score minus the best other seat's (0 when tied)", "points"
         ),
         Column("first_seat", I8, "first player of round 1 (rolled, or rule first_player)"),
-        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+        rotation(),
     ),
     rows_per_game=lambda s: 1,
     kind=Kind.GAME,
@@ -109,7 +119,7 @@ PLAYERS = Table(
     "players",
     "one row per game and seat",
     (
-        Column("game_id", I64, "game index", fill="game_id"),
+        game_id(fill=True),
         Column("seat", I8, "seat, from 0", fill="seat"),
         strategy(),
         Column(
@@ -183,7 +193,7 @@ ROUNDS = Table(
     "rounds",
     "one row per game and round",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("first_seat", I8, "first player of the round"),
         Column("food_bank", I16, "red tokens rolled for this round's feeding phase", "tokens"),
@@ -197,7 +207,7 @@ TURNS = Table(
     "turns",
     "one row per game, round and seat",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("seat", I8, "seat"),
         Column("animals", I8, "animals at the start of extinction", "animals"),
@@ -241,7 +251,7 @@ TRAITS_PLAYED = Table(
     "traits",
     "one row per trait played (a card laid face up)",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("seat", I8, "the player who played the card"),
         Column(
@@ -262,7 +272,7 @@ ATTACKS = Table(
     "attacks",
     "one row per attack, on its final target",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("round", I8, "round, from 1"),
         Column("attacker_seat", I8, "seat of the carnivore"),
         Column("attacker_traits", I32, _mask_doc("the carnivore's")),

@@ -22,7 +22,18 @@ from rules.table_battles.constants import (
 )
 from rules.table_battles.state import EVENTS
 from simulate.kit.events import copier
-from simulate.kit.tables import LABEL_LIST, LABELS, Buffer, Column, Kind, Table, group, strategy
+from simulate.kit.tables import (
+    LABEL_LIST,
+    LABELS,
+    Buffer,
+    Column,
+    Kind,
+    Table,
+    game_id,
+    group,
+    rotation,
+    strategy,
+)
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
 RESOLUTIONS = ("none", "markers", "flip")
@@ -57,7 +68,7 @@ GAMES = Table(
     "games",
     "one row per game",
     (
-        Column("game_id", I64, "game index in the run; (seed, game_id) replays it", fill="game_id"),
+        game_id(games=True),
         Column("n_players", I8, "players at the table (always 2)", fill="n_players"),
         Column(
             "rounds",
@@ -81,7 +92,7 @@ GAMES = Table(
             I8,
             "seat of the first player (fewest hit markers, else the alphabetical tie-break)",
         ),
-        Column("rotation", I8, "seats the lineup was rotated by (0 without --rotate)"),
+        rotation(),
     ),
     rows_per_game=lambda s: 1,
     kind=Kind.GAME,
@@ -90,7 +101,7 @@ PLAYERS = Table(
     "players",
     "one row per game and seat",
     (
-        Column("game_id", I64, "game index", fill="game_id"),
+        game_id(fill=True),
         Column("seat", I8, "seat, from 0", fill="seat"),
         strategy(),
         Column(
@@ -132,7 +143,7 @@ DRAFTS = Table(
     "drafts",
     "one row per game, seat and draft pick (every dealt dino card once)",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("seat", I8, "seat"),
         Column(
             "pick",
@@ -150,7 +161,7 @@ TURNS = Table(
     "turns",
     "one row per game and player turn",
     (
-        Column("game_id", I64, "game index"),
+        game_id(),
         Column("turn", I16, "turn, from 1 (both players' turns counted)"),
         Column("seat", I8, "the active seat"),
         Column(
