@@ -18,14 +18,16 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(VENV)/bin/dinolab demo --out-dir runs
 
-## test: the whole suite (unit, property, statistical, conformance, CLI, notebooks)
+## test: the whole suite (unit, property, statistical, conformance, CLI, notebooks), spread
+## over every core by pytest-xdist (PYTEST_ARGS="-n 0" runs it in one process)
+PYTEST_ARGS ?= -n auto
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 ## test-fast: the inner loop, about a minute warm: every test but those marked slow (the
 ## statistical, end-to-end, notebook, cluster and crash tests; CI runs them all)
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 
 ## bench: kernel and end-to-end throughput of every game (dkd with the C yardstick ratio)
 bench: $(STAMP)

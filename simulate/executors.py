@@ -12,7 +12,7 @@ their :attr:`~simulate.kit.spec.Setup.key`, so a setup's kernel inputs are built
 worker and thread, and the pool stays warm from one run (or study point) to the next until
 :meth:`Executor.close`. Kernels are compiled once per machine: workers warm up under
 a per-game file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and
-the others load it (concurrent first-time cache writes break numba's cache). The parent
+the others load it instead of compiling it again. The parent
 process never compiles, which keeps its memory small. A chunk's kernel state and buffers belong
 to the thread that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several
 threads.
@@ -123,13 +123,13 @@ KEPT_SETUPS = 16
 
 @contextlib.contextmanager
 def compile_lock(game: str) -> Iterator[None]:
-    """One process per machine compiles a game at a time: numba's cache breaks when two
-    processes first write the same function. Others wait, then load what the first one wrote.
+    """One process per machine compiles a game at a time, so a game compiles once: the
+    others wait, then load what the first one wrote (compiling takes 20-70 s of a core).
 
     The lock is per game, so two games may compile at once (a first run compiles the next
-    game in the background): their kernels share only functions of one signature
-    (``rules.core``, ``simulate.kit.support``), whose concurrent writes are the same bytes;
-    a shared function with several signatures (``rules.core.rng.shuffle``) is inlined instead.
+    game in the background). Correctness does not rest on it: numba's cache index is written
+    under its own lock (:func:`rules.core.jit.configure_numba_cache`), so processes that
+    compile the same functions at once (test processes calling kernels directly) are safe.
     """
     path = cache_dir()
     path.mkdir(parents=True, exist_ok=True)

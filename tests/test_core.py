@@ -184,3 +184,45 @@ def test_the_kernel_digest_sees_every_import_the_parser_sees():
     kernel = root / "simulate" / "games" / "dino_kontra_dino" / "kernel.py"
     closure = jit._closure(kernel, kernel.stat().st_mtime)
     assert root / "rules" / "dino_kontra_dino" / "engine.py" in closure
+
+
+def test_processes_compiling_at_once_cannot_map_a_signature_to_another_ones_code(tmp_path):
+    """Two compiles of one function with different signatures, the second saving while the
+    first sits between reading and writing the index (as two pytest-xdist workers can): with
+    the locked index, both signatures keep their own data file. (numba's own index loses the
+    second entry and maps the first signature's file to the second's code.)"""
+    import threading
+
+    from numba.core import caching
+
+    from rules.core.rng import mix64 as cached
+
+    assert type(cached._cache._cache_file) is caching.IndexDataCacheFile  # ours, installed
+    assert caching.IndexDataCacheFile.__name__ == "LockedIndex"
+
+    def index() -> caching.IndexDataCacheFile:
+        return caching.IndexDataCacheFile(str(tmp_path), "twin.f-1.py311", ("stamp", 1))
+
+    first, second = index(), index()
+    loaded, second_done = threading.Event(), threading.Event()
+    read = first._load_index
+
+    def slow_read():  # the first compile reads the index, then waits for the second
+        overloads = read()
+        loaded.set()
+        second_done.wait(0.5)  # with the lock, the second is still waiting here
+        return overloads
+
+    first._load_index = slow_read
+    a = threading.Thread(target=first.save, args=(("int64",), b"code for int64"))
+    a.start()
+    loaded.wait(5)
+    b = threading.Thread(
+        target=lambda: (second.save(("float64",), b"code for float64"), second_done.set())
+    )
+    b.start()
+    a.join(5)
+    b.join(5)
+    fresh = index()
+    assert fresh.load(("int64",)) == b"code for int64"
+    assert fresh.load(("float64",)) == b"code for float64"

@@ -5,8 +5,8 @@ compiled function into another, so small functions on the hot path (the RNG, the
 Dino engine and its cheap bots) use :data:`jit_inline` (the same, inlined in numba's IR): in
 Dino Kontra Dino the calls alone were a third of the kernel's time. The cache lives in a
 project-local directory, so the first worker compiles (under a file lock) and the others load
-the compiled code instead of compiling concurrently (concurrent first-time writes break
-numba's cache).
+the compiled code instead of compiling it again; numba's cache index is written under a lock
+of its own, so processes that do compile at once cannot corrupt it.
 ``NUMBA_DISABLE_JIT=1`` runs the very same code as plain Python, for debugging and coverage.
 
 numba invalidates a cached function only when *its own* file changes, not when a function it
@@ -130,6 +130,40 @@ def _install_locator() -> None:
         caching.CacheImpl._locator_classes.insert(0, DependencyAwareLocator)
 
 
+def _install_index_lock() -> None:
+    """Make numba's cache index safe for processes compiling at once (pytest-xdist workers,
+    a background compile beside a run).
+
+    numba saves a compiled signature by reading the function's index, adding an entry and
+    writing the index back. Two processes compiling the same function with *different*
+    signatures at once both pick data file 1, and the later write wins: the index then maps a
+    signature to the other signature's machine code. Here the read-add-write holds a file lock
+    of the cache directory, and the data file is written before the index names it.
+    """
+    import fcntl
+    import itertools
+
+    from numba.core import caching
+
+    class LockedIndex(caching.IndexDataCacheFile):
+        def save(self, key, data):
+            with open(os.path.join(self._cache_path, ".index.lock"), "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                overloads = self._load_index()
+                name = overloads.get(key)
+                if name is None:
+                    taken = set(overloads.values())
+                    numbered = (self._data_name(i) for i in itertools.count(1))
+                    name = next(n for n in numbered if n not in taken)
+                self._save_data(name, data)
+                if overloads.get(key) != name:
+                    overloads[key] = name
+                    self._save_index(overloads)
+
+    if caching.IndexDataCacheFile.__name__ != "LockedIndex":
+        caching.IndexDataCacheFile = LockedIndex
+
+
 def cache_dir() -> Path:
     """Where compiled kernels are kept: ``$DINOLAB_CACHE_DIR`` or ``.numba_cache`` here."""
     explicit = os.environ.get("DINOLAB_CACHE_DIR")
@@ -141,13 +175,15 @@ def cache_dir() -> Path:
 
 
 def configure_numba_cache() -> None:
-    """Point numba's cache at :func:`cache_dir` and install the dependency-aware locator."""
+    """Point numba's cache at :func:`cache_dir`; install the dependency-aware locator and the
+    locked index."""
     path = cache_dir()
     os.environ["NUMBA_CACHE_DIR"] = str(path)
     import numba
 
     numba.config.CACHE_DIR = str(path)
     _install_locator()
+    _install_index_lock()
 
 
 def jit_disabled() -> bool:
