@@ -20,9 +20,24 @@ from simulate.runner import run
 CASES = [(g, s) for g in all_games() if g.symmetry is not None for s in g.symmetry.strategies]
 
 
+class KeptOpen(ProcessExecutor):
+    """A pool the module's runs share (``run`` closes its executor): the workers start and
+    load each game's kernels once, not once per case."""
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def pool():
+    executor = KeptOpen(2)
+    yield executor
+    ProcessExecutor.close(executor)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game,strategy", CASES, ids=[f"{g.name}-{s}" for g, s in CASES])
-def test_identical_bots_give_every_seat_its_fair_share(game, strategy, tmp_path):
+def test_identical_bots_give_every_seat_its_fair_share(game, strategy, pool, tmp_path):
     sym = game.symmetry
     cfg, setup = build_config(
         game.name,
@@ -35,7 +50,7 @@ def test_identical_bots_give_every_seat_its_fair_share(game, strategy, tmp_path)
         assignments=list(sym.assignments),
         tables="games,players",
     )
-    run(cfg, setup, tmp_path / "run", ProcessExecutor(2))
+    run(cfg, setup, tmp_path / "run", pool)
     r = Run(tmp_path / "run")
     balance = common.seat_balance(r)
     shares = common.seat_win_share(r)["mean"].to_list()
