@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
-
 from rules.core.errors import DinolabError
-from simulate.executors import Executor, InlineExecutor, ProcessExecutor
+from simulate.executors import Executor, InlineExecutor, ProcessExecutor, default_workers
 
 
 def make_executor(
     workers: int | None, backend: str = "local", scheduler: str | None = None
 ) -> Executor:
-    """The executor for ``--backend`` and ``--workers`` (default: every core)."""
+    """The executor for ``--backend`` and ``--workers`` (default: :func:`default_workers`)."""
     if workers is not None and workers < 1:
         raise DinolabError(f"--workers must be at least 1, got {workers}")
     if backend == "dask":
@@ -22,5 +20,5 @@ def make_executor(
         raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
     if scheduler:
         raise DinolabError("--scheduler needs --backend dask")
-    n = (os.cpu_count() or 1) if workers is None else workers
+    n = default_workers() if workers is None else workers
     return InlineExecutor() if n == 1 else ProcessExecutor(n)

@@ -25,7 +25,15 @@ import os
 from collections.abc import Iterable, Iterator
 
 from rules.core.errors import DinolabError
-from simulate.executors import ChunkJob, ChunkResult, Executor, Task, chunk_failure, run_task
+from simulate.executors import (
+    ChunkJob,
+    ChunkResult,
+    Executor,
+    Task,
+    chunk_failure,
+    default_workers,
+    run_task,
+)
 from simulate.kit.spec import Setup
 
 SCHEDULER_ENV = "DINOLAB_DASK_SCHEDULER"
@@ -52,7 +60,7 @@ class DaskExecutor(Executor):
                 self.client = Client(address, timeout="20s")
             else:
                 self.cluster = LocalCluster(
-                    n_workers=workers or os.cpu_count() or 1,
+                    n_workers=workers or default_workers(),
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=":0",  # any free port: clusters may run side by side

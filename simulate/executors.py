@@ -121,6 +121,25 @@ KEPT_SETUPS = 16
 """Setups a worker keeps (with their kernel inputs, per thread) for the tasks to come."""
 
 
+WORKERS_ENV = "DINOLAB_WORKERS"
+"""The default of ``--workers`` where it is set (a shared machine, a test run spread over
+the cores already); every core where it is not."""
+
+
+def default_workers() -> int:
+    """Workers when ``--workers`` is not given: ``$DINOLAB_WORKERS``, else every core."""
+    text = os.environ.get(WORKERS_ENV, "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    try:
+        n = int(text)
+    except ValueError:
+        raise DinolabError(f"{WORKERS_ENV} must be a whole number, got {text!r}") from None
+    if n < 1:
+        raise DinolabError(f"{WORKERS_ENV} must be at least 1, got {n}")
+    return n
+
+
 @contextlib.contextmanager
 def compile_lock(game: str) -> Iterator[None]:
     """One process per machine compiles a game at a time, so a game compiles once: the

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from simulate.cli import main
+
+# Under pytest-xdist the test processes already fill the cores: a run without --workers plays
+# in its test's process instead of starting a pool (tests of pools pass --workers themselves).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("DINOLAB_WORKERS", "1")
 
 # Kernels compile (or load from the cache) on first call; time limits per example make no sense.
 settings.register_profile("dinolab", deadline=None, print_blob=True)

@@ -325,3 +325,21 @@ def test_rate_puts_the_strategies_on_one_scale(cli, dkd_run, tmp_path):
     lines = [line.split()[0] for line in r.out.splitlines()[1:5]]
     assert set(lines) == {"greedy", "cautious", "blind", "random"}
     assert (tmp_path / "r" / "ratings.html").read_text().count("<img") == 1
+
+
+def test_dinolab_workers_sets_the_default_worker_count(cli, tmp_path, monkeypatch):
+    from simulate.executors import default_workers
+
+    monkeypatch.delenv("DINOLAB_WORKERS", raising=False)
+    assert default_workers() == (os.cpu_count() or 1)
+    monkeypatch.setenv("DINOLAB_WORKERS", "3")
+    assert default_workers() == 3
+    for bad, words in (("0", "at least 1, got 0"), ("two", "a whole number, got 'two'")):
+        monkeypatch.setenv("DINOLAB_WORKERS", bad)
+        out = tmp_path / bad
+        r = cli("simulate", "dkd", "-n", "10", "--out", out, "--no-progress")
+        assert r.code == 2 and r.err == f"error: DINOLAB_WORKERS must be {words}\n", r.err
+        assert not out.exists()
+    monkeypatch.setenv("DINOLAB_WORKERS", "1")
+    r = cli("simulate", "dkd", "-n", "10", "--out", tmp_path / "one", "--no-progress")
+    assert r.code == 0 and "1 worker" in r.err + r.out, r.err

@@ -74,7 +74,10 @@ Rotate = Annotated[
 RulesFile = Annotated[
     Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
 ]
-Workers = Annotated[int | None, typer.Option(help="Worker processes (default: every core).")]
+Workers = Annotated[
+    int | None,
+    typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
+]
 Backend = Annotated[str, typer.Option(help="local processes, or dask.")]
 Scheduler = Annotated[
     str | None, typer.Option(help="Dask scheduler address (with --backend dask).")

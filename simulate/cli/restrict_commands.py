@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import threading
 import unicodedata
@@ -180,7 +179,7 @@ def play_study(planned: list[PlannedRun], workers: int | None, backend: str, sch
     from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
     from simulate.backends import make_executor
-    from simulate.executors import InlineExecutor
+    from simulate.executors import InlineExecutor, default_workers
     from simulate.progress import progress_bar
     from simulate.runner import run
 
@@ -192,7 +191,7 @@ def play_study(planned: list[PlannedRun], workers: int | None, backend: str, sch
     local = backend == "local"
     if local and scheduler:
         raise DinolabError("--scheduler needs --backend dask")
-    n_threads = max(1, min(len(todo), workers or os.cpu_count() or 1)) if local else 1
+    n_threads = max(1, min(len(todo), workers or default_workers())) if local else 1
     total = sum(p.config.games - p.games_done for p in todo)
     stop = threading.Event()
     lock = threading.Lock()
@@ -301,7 +300,8 @@ def restrict(
         typer.Option("--out", "-o", help="Study folder: runs/, restrict.json and the report."),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(help="Runs played at once (default: every core).")
+        int | None,
+        typer.Option(help="Runs played at once (default: $DINOLAB_WORKERS, else every core)."),
     ] = None,
     backend: Annotated[
         str, typer.Option(help="local (threads of this process) or dask (each run on a cluster).")

@@ -50,7 +50,8 @@ def simulate(
         typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(help="Worker processes (default: every core).")
+        int | None,
+        typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
     ] = None,
     backend: Annotated[
         str,
