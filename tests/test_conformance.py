@@ -195,9 +195,9 @@ def test_every_strategy_plays_every_player_count(game):
     for name in game.registry.names():
         for n in range(game.min_players, game.max_players + 1):
             setup = game.setup(game.parameters(), n, name)
-            tables = play(setup, 4, False, 0, 2)
+            tables = play(setup, 4, False, 0, 1)  # a whole game with a winner is the point
             winners = tables["players"]["winner"].to_pylist()
-            assert len(winners) == 2 * n and sum(winners) >= 2, (name, n)
+            assert len(winners) == n and sum(winners) >= 1, (name, n)
 
 
 def _bad_values(game: GameSpec) -> list[tuple[list[str], str]]:
