@@ -24,7 +24,7 @@ PYTEST_ARGS ?= -n auto
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-## test-fast: the inner loop, about a minute warm: every test but those marked slow (the
+## test-fast: the inner loop, under a minute warm: every test but those marked slow (the
 ## statistical, end-to-end, notebook, cluster and crash tests; CI runs them all)
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
