@@ -125,6 +125,31 @@ def game_id(games: bool = False, fill: bool = False) -> Column:
     return Column("game_id", pa.int64(), doc, fill="game_id" if games or fill else "")
 
 
+def n_players(doc: str = "players at the table") -> Column:
+    """The shared ``n_players`` column of the games table (the kit fills it)."""
+    return Column("n_players", pa.int8(), doc, fill="n_players")
+
+
+def winner_seat(doc: str = "the winner's seat, -1 when the victory is shared") -> Column:
+    """The shared ``winner_seat`` column of the games table (the reports' outcome)."""
+    return Column("winner_seat", pa.int8(), doc)
+
+
+def n_winners(doc: str = "players sharing the victory (1 = outright)") -> Column:
+    """The shared ``n_winners`` column of the games table (0: nobody won)."""
+    return Column("n_winners", pa.int8(), doc)
+
+
+def seat(doc: str = "seat, from 0") -> Column:
+    """The shared ``seat`` column of the players table (the kit fills it)."""
+    return Column("seat", pa.int8(), doc, fill="seat")
+
+
+def winner(doc: str = "won or shared the victory") -> Column:
+    """The shared ``winner`` column of the players table (seat shares count 1/k of them)."""
+    return Column("winner", pa.bool_(), doc)
+
+
 def rotation() -> Column:
     """The shared ``rotation`` column of the games table."""
     return Column("rotation", pa.int8(), "seats the lineup was rotated by (0 without --rotate)")

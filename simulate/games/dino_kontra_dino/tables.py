@@ -7,7 +7,21 @@ import pyarrow as pa
 
 from rules.dino_kontra_dino.deck import TRAITS
 from rules.dino_kontra_dino.params import game_rounds
-from simulate.kit.tables import Buffer, Column, Kind, Table, game_id, group, rotation, strategy
+from simulate.kit.tables import (
+    Buffer,
+    Column,
+    Kind,
+    Table,
+    game_id,
+    group,
+    n_players,
+    n_winners,
+    rotation,
+    seat,
+    strategy,
+    winner,
+    winner_seat,
+)
 
 I8, I64, BOOL = pa.int8(), pa.int64(), pa.bool_()
 
@@ -22,10 +36,10 @@ GAMES = Table(
     "one row per game",
     (
         game_id(games=True),
-        Column("n_players", I8, "players at the table", fill="n_players"),
+        n_players(),
         Column("rounds", I8, "events resolved", "rounds"),
-        Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
-        Column("n_winners", I8, "players sharing the victory (1 = outright)"),
+        winner_seat(),
+        n_winners(),
         Column("first_holder", I8, "seat that started with the dinosaur figure"),
         rotation(),
     ),
@@ -37,7 +51,7 @@ PLAYERS = Table(
     "one row per game and seat",
     (
         game_id(fill=True),
-        Column("seat", I8, "seat, numbered clockwise from 0", fill="seat"),
+        seat("seat, numbered clockwise from 0"),
         strategy(),
         Column("events_won", I8, "event cards collected", "cards"),
         *group(
@@ -47,7 +61,7 @@ PLAYERS = Table(
             lambda name: f"won events bearing the {name.removesuffix('_events')} icon",
             "cards",
         ),
-        Column("winner", BOOL, "won or shared the victory"),
+        winner(),
         Column("figure_at_end", BOOL, "held the dinosaur figure at the end"),
     ),
     rows_per_game=lambda s: s.n_players,

@@ -22,8 +22,13 @@ from simulate.kit.tables import (
     Table,
     game_id,
     group,
+    n_players,
+    n_winners,
     rotation,
+    seat,
     strategy,
+    winner,
+    winner_seat,
 )
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
@@ -56,10 +61,10 @@ GAMES = Table(
     "one row per game",
     (
         game_id(games=True),
-        Column("n_players", I8, "players at the table", fill="n_players"),
+        n_players(),
         Column("rounds", I8, "rounds played (the last one has no auction)", "rounds"),
-        Column("winner_seat", I8, "the winner's seat, -1 when the victory is shared"),
-        Column("n_winners", I8, "players sharing the victory (1 = outright)"),
+        winner_seat(),
+        n_winners(),
         Column("impact", BOOL, "the meteor struck on a die roll (else it reached the last space)"),
         Column("meteor_space", I8, "meteor space at the end"),
         rotation(),
@@ -72,13 +77,13 @@ PLAYERS = Table(
     "one row per game and seat",
     (
         game_id(fill=True),
-        Column("seat", I8, "seat, from 0", fill="seat"),
+        seat(),
         strategy(),
         Column("points", I16, "evolution points at the end", "points"),
         Column("bonus", I8, "Váratlan gén points added for the final count", "points"),
         Column("score", I16, "points + bonus: what decides the winner", "points"),
         Column("dinos", I8, "dinos on the board at the end (the tie-break)"),
-        Column("winner", BOOL, "won or shared the victory"),
+        winner(),
         *group(
             "genes",
             (*GENE_COLUMNS, "cards_bought"),

@@ -38,8 +38,13 @@ from simulate.kit.tables import (
     Table,
     game_id,
     group,
+    n_players,
+    n_winners,
     rotation,
+    seat,
     strategy,
+    winner,
+    winner_seat,
 )
 
 I8, I16, I32, I64, BOOL = pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.bool_()
@@ -96,10 +101,10 @@ GAMES = Table(
     "one row per game",
     (
         game_id(games=True),
-        Column("n_players", I8, "players at the table", fill="n_players"),
+        n_players(),
         Column("rounds", I8, "rounds played", "rounds"),
-        Column("winner_seat", I8, "the sole winner's seat, -1 when the victory is shared"),
-        Column("n_winners", I8, "players sharing the victory (1 = outright)"),
+        winner_seat("the sole winner's seat, -1 when the victory is shared"),
+        n_winners(),
         Column(
             "tie_break",
             BOOL,
@@ -120,7 +125,7 @@ PLAYERS = Table(
     "one row per game and seat",
     (
         game_id(fill=True),
-        Column("seat", I8, "seat, from 0", fill="seat"),
+        seat(),
         strategy(),
         Column(
             "score",
@@ -144,7 +149,7 @@ PLAYERS = Table(
             "points",
         ),
         Column("discard", I16, "cards in the discard pile (the tie-break)", "cards"),
-        Column("winner", BOOL, "won or shared the victory"),
+        winner(),
         Column(
             "survivor_traits",
             I32,

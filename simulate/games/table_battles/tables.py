@@ -31,8 +31,13 @@ from simulate.kit.tables import (
     Table,
     game_id,
     group,
+    n_players,
+    n_winners,
     rotation,
+    seat,
     strategy,
+    winner,
+    winner_seat,
 )
 
 I8, I16, I64, BOOL = pa.int8(), pa.int16(), pa.int64(), pa.bool_()
@@ -69,7 +74,7 @@ GAMES = Table(
     "one row per game",
     (
         game_id(games=True),
-        Column("n_players", I8, "players at the table (always 2)", fill="n_players"),
+        n_players("players at the table (always 2)"),
         Column(
             "rounds",
             I16,
@@ -77,8 +82,8 @@ GAMES = Table(
             "rounds",
         ),
         Column("turns", I16, "player turns played (both players' turns counted)", "turns"),
-        Column("winner_seat", I8, "the winner's seat, -1 when the turn cap stopped the game"),
-        Column("n_winners", I8, "1, or 0 when the turn cap stopped the game (nobody won)"),
+        winner_seat("the winner's seat, -1 when the turn cap stopped the game"),
+        n_winners("1, or 0 when the turn cap stopped the game (nobody won)"),
         Column(
             "end_reason",
             LABELS,
@@ -102,7 +107,7 @@ PLAYERS = Table(
     "one row per game and seat",
     (
         game_id(fill=True),
-        Column("seat", I8, "seat, from 0", fill="seat"),
+        seat(),
         strategy(),
         Column(
             "dinos",
@@ -129,7 +134,7 @@ PLAYERS = Table(
         Column("trex", BOOL, "has the Tyrannosaurus Rex (trex_markers extra hit markers)"),
         Column("draft_rating", I16, "sum of the team's printed draft ratings", "rating points"),
         Column("first", BOOL, "was the first player"),
-        Column("winner", BOOL, "won (false for both seats when the turn cap stopped the game)"),
+        winner("won (false for both seats when the turn cap stopped the game)"),
         Column("markers_left", I16, "hit markers left at the end", "markers"),
         Column("dinos_left", I8, "dinos still in play at the end", "dinos"),
         Column(
