@@ -1,8 +1,9 @@
 """The robustness companion of a run: its first games replayed with stronger bots.
 
 A report's conclusions describe the game as its bots play it. The companion plays the run's
-first N games again (same seed, players, rules, rotation, chunking and logged tables, so game
-``i`` starts from the same deal and dice) with the game's robust bot in every lineup position:
+first N games again (same seed, players, rules, rotation and logged tables, so game ``i``
+starts from the same deal and dice; rows do not depend on chunking, so the companion splits its
+N games into :data:`CHUNKS` chunks to keep every worker busy with a slow bot) with the game's robust bot in every lineup position:
 :attr:`Strength.robust <simulate.kit.spec.Strength.robust>`, the strongest practical bot
 (``tuned``, or search at a small budget such as ``search[rollouts=2]``; ``tuned`` for a game
 that declares no strength), at most :attr:`~simulate.kit.spec.Strength.robust_games` games for
@@ -30,6 +31,10 @@ FOLDER = "robustness"
 """The companion's folder inside the run."""
 GAMES = 20_000
 """Games of the companion by default (at most the run's)."""
+CHUNKS = 16
+"""The companion's games are split into this many chunks (at most the run's chunk size each):
+a run's chunk size suits its own bots, and one 50,000-game chunk would play a slow bot's 400
+games on one core."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,10 +68,15 @@ def robust_bot(spec: GameSpec) -> tuple[str, int | None]:
 
 def companion_config(base: RunConfig, spec: GameSpec, games: int) -> RunConfig:
     """The base configuration with the game's robust bot (:func:`robust_bot`) in every lineup
-    position and ``games`` games."""
+    position, ``games`` games and chunks of a :data:`CHUNKS`-th of them."""
     lineup = ",".join([robust_bot(spec)[0]] * base.n_players)
     setup = spec.setup(spec.parameters.from_dict(base.params), base.n_players, lineup)
-    return dataclasses.replace(base, strategies=tuple(s.spec for s in setup.lineup), games=games)
+    return dataclasses.replace(
+        base,
+        strategies=tuple(s.spec for s in setup.lineup),
+        games=games,
+        chunk_size=min(base.chunk_size, -(-games // CHUNKS)),
+    )
 
 
 def ensure_companion(

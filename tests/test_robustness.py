@@ -80,6 +80,8 @@ def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, c
     config = manifest["config"]
     base = json.loads((dkd / "manifest.json").read_text())["config"]
     assert config["games"] == 1000  # whole deals of 4 rotated games
+    assert config["chunk_size"] == 63  # a 16th of them, so every worker gets a share
+    assert len(manifest["chunks"]) == 16
     assert {s.split("[")[0] for s in config["strategies"]} == {"tuned"}
     assert (config["seed"], config["rotate"], config["params"]) == (
         base["seed"],
