@@ -269,7 +269,8 @@ def demo(
         bool,
         typer.Option(
             help="Check each report's conclusions with the game's stronger bots (at most "
-            "20,000 games each; see dinolab report --help)."
+            "20,000 games each, fewer for a slow bot as the game's demo declares; see dinolab "
+            "report --help)."
         ),
     ] = True,
 ) -> None:
@@ -303,7 +304,7 @@ def _demo_games(
     robustness: bool,
 ) -> None:
     """Play and report each demo in turn (see :func:`demo`)."""
-    from simulate.cli.analysis_commands import report
+    from simulate.cli.analysis_commands import ROBUSTNESS_GAMES, report
 
     for g in chosen:
         d = g.demo
@@ -335,4 +336,5 @@ def _demo_games(
             variant_games=max(1, n // 4),
             workers=workers,
             robustness=robustness,
+            robustness_games=d.robust_games or ROBUSTNESS_GAMES,
         )

@@ -76,6 +76,10 @@ class Demo:
     rotate: bool = True
     test_games: int = 400
     """Games of the small runs the tests (and notebooks) use."""
+    robust_games: int | None = None
+    """Games of the demo report's robustness companion (``None``: the report's default, at
+    most :attr:`Strength.robust_games`); smaller for a slow robust bot, so that a first
+    ``make run`` stays short."""
 
 
 @dataclasses.dataclass(frozen=True)

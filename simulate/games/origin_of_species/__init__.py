@@ -100,9 +100,10 @@ SPEC = GameSpec(
     demo=Demo(
         4,
         "heuristic,heuristic[aggression=2],heuristic,heuristic[aggression=0]",
-        games=200_000,
+        games=100_000,
         rotate=True,
         test_games=240,
+        robust_games=200,
     ),
     report="reports.origin_of_species",
     notebook="notebooks/origin_of_species.ipynb",

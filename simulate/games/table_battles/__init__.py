@@ -91,7 +91,7 @@ SPEC = GameSpec(
         study=("dice=4..7", "markers_per_dino=2..4"),
         study_games=50_000,
     ),
-    demo=Demo(2, "heuristic", games=1_000_000, rotate=False, test_games=600),
+    demo=Demo(2, "heuristic", games=300_000, rotate=False, test_games=600, robust_games=2000),
     report="reports.table_battles",
     notebook="notebooks/table_battles.ipynb",
     symmetry=Symmetry(2, ("random", "heuristic", "tuned")),
