@@ -2,15 +2,16 @@
 
 A report's conclusions describe the game as its bots play it. The companion plays the run's
 first N games again (same seed, players, rules, rotation and logged tables, so game ``i``
-starts from the same deal and dice; rows do not depend on chunking, so the companion splits its
-N games into :data:`CHUNKS` chunks to keep every worker busy with a slow bot) with the game's robust bot in every lineup position:
+starts from the same deal and dice) with the game's robust bot in every lineup position:
 :attr:`Strength.robust <simulate.kit.spec.Strength.robust>`, the strongest practical bot
 (``tuned``, or search at a small budget such as ``search[rollouts=2]``; ``tuned`` for a game
 that declares no strength), at most :attr:`~simulate.kit.spec.Strength.robust_games` games for
-a slow one. :mod:`reports.robustness` then says which of the report's conclusions hold with
-stronger bots. It lives inside the run, ``RUN/robustness/``, a full run directory, so a second
-report reads it instead of replaying it; a companion made for another configuration (the run
-replaced, a newer shipped ``tuned`` file, another bot or N) is replaced, saying why.
+a slow one, in :data:`CHUNKS` chunks whatever the run's chunk size (rows do not depend on
+chunking), so that every worker gets a share of a slow bot's games. :mod:`reports.robustness`
+then says which of the report's conclusions hold with stronger bots. It lives inside the run,
+``RUN/robustness/``, a full run directory, so a second report reads it instead of replaying it;
+a companion made for another configuration (the run replaced, a newer shipped ``tuned`` file,
+another bot or N) is replaced, saying why.
 """
 
 from __future__ import annotations

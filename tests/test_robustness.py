@@ -98,7 +98,7 @@ def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, c
 
     r = cli("report", dkd, "--robustness-games", 500, "--workers", 1)
     assert r.code == 0, r.err
-    assert "another configuration (games: 1000 -> 500)" in r.out
+    assert "another configuration (games: 1000 -> 500; chunk_size: 63 -> 32)" in r.out
     assert json.loads((dkd / FOLDER / "manifest.json").read_text())["config"]["games"] == 500
 
 
@@ -136,8 +136,21 @@ def test_a_declared_robust_bot_is_played_capped_and_named(dkd, cli, monkeypatch,
 
     r = cli("report", run, "--workers", 1, "--robustness-games", 100)  # now the option decides
     assert r.code == 0, r.err
-    assert "another configuration (games: 300 -> 100)" in r.out
+    assert "another configuration (games: 300 -> 100; chunk_size: 19 -> 7)" in r.out
     assert "'cautious' in every seat on the run's first 100 games" in r.out
+
+
+@pytest.mark.slow
+def test_the_demo_plays_the_companion_size_its_game_declares(cli, monkeypatch, tmp_path):
+    spec = dkd_game.SPEC
+    demo = dataclasses.replace(spec.demo, robust_games=200)
+    monkeypatch.setattr(dkd_game, "SPEC", dataclasses.replace(spec, demo=demo))
+    r = cli("demo", "--game", "dkd", "--scale", 0.002, "--out-dir", tmp_path, "--no-progress")
+    assert r.code == 0, r.err
+    assert "'tuned' in every seat on the run's first 200 games" in r.out
+    run = tmp_path / "demo-dino-kontra-dino"
+    assert json.loads((run / FOLDER / "manifest.json").read_text())["config"]["games"] == 200
+    assert TITLE in (run / "report.md").read_text()
 
 
 def test_a_declared_bot_skipped_when_missing_or_already_played(dkd, cli, monkeypatch, tmp_path):
