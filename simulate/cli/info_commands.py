@@ -63,7 +63,8 @@ def games(
         echo(f"\nstrength: against {st.field} at {counts} players; ladder (dinolab ladder):")
         echo(f"  {st.ladder_players} players, each rung against {st.field}: {', '.join(st.ladder)}")
         cap = f" (at most {st.robust_games:,} games)" if st.robust_games else ""
-        echo(f"  report robustness companion: {st.robust} in every seat{cap}")
+        demo = f"; the demo plays {g.demo.robust_games:,}" if g.demo.robust_games else ""
+        echo(f"  report robustness companion: {st.robust} in every seat{cap}{demo}")
     if g.registry.options:
         echo("\nrestrictable options (restricted play): " + ", ".join(g.registry.options))
     echo(f"\ntables (log schema version {g.schema_version}):")
