@@ -153,6 +153,18 @@ def test_the_demo_plays_the_companion_size_its_game_declares(cli, monkeypatch, t
     assert TITLE in (run / "report.md").read_text()
 
 
+def test_a_demo_companion_size_outside_the_games_cap_is_refused():
+    spec = dkd_game.SPEC
+    with pytest.raises(TypeError, match=r"Demo\.robust_games 0 is not in 1\.\.any"):
+        dataclasses.replace(spec, demo=dataclasses.replace(spec.demo, robust_games=0))
+    strength = dataclasses.replace(spec.strength, robust_games=400)
+    with pytest.raises(TypeError, match=r"Demo\.robust_games 401 is not in 1\.\.400"):
+        dataclasses.replace(
+            spec, strength=strength, demo=dataclasses.replace(spec.demo, robust_games=401)
+        )
+    assert dataclasses.replace(spec, strength=strength).demo.robust_games is None
+
+
 def test_a_declared_bot_skipped_when_missing_or_already_played(dkd, cli, monkeypatch, tmp_path):
     declare(monkeypatch, "nosuch")
     found = ensure_companion(dkd, dkd_game.SPEC, 1000, lambda: None, print)

@@ -216,6 +216,9 @@ class GameSpec:
                 raise TypeError(f"{self.name}.{table} lacks {sorted(missing)}")
         if importlib.util.find_spec(self.report) is None:
             raise TypeError(f"{self.name}: no report module {self.report}")
+        demo_n, cap = self.demo.robust_games, self.strength and self.strength.robust_games
+        if demo_n is not None and not 1 <= demo_n <= (cap or demo_n):
+            raise TypeError(f"{self.name}: Demo.robust_games {demo_n} is not in 1..{cap or 'any'}")
         object.__setattr__(self, "log_type", log_types(self.name, self.tables))
 
     def __reduce__(self):  # workers import the spec's module instead of unpickling functions
