@@ -152,6 +152,15 @@ class Metric:
     """Tables it reads besides :attr:`tables` that depend on the game."""
     bounds: tuple[float | None, float | None] = (0.0, 1.0)
     """The values it can take (intervals are cut to them); a share by default."""
+    tolerance: float | None = None
+    """Two measurements closer than this are the same answer (``None``: :attr:`scale`): a
+    strength curve is *settled*, and a conclusion *holds* with stronger bots, when the paired
+    difference's 95% interval lies within plus or minus this."""
+
+    @property
+    def within(self) -> float:
+        """The tolerance in force: :attr:`tolerance`, or :attr:`scale` when none is declared."""
+        return self.scale if self.tolerance is None else self.tolerance
 
     def tables_for(self, ctx: Context) -> tuple[str, ...]:
         extra = self.more_tables(ctx) if self.more_tables is not None else ()
