@@ -11,7 +11,7 @@ from rules.dino_kontra_dino.options import OPTIONS
 from strategies.core.registry import Registry, StrategyInfo, tuned
 from strategies.dino_kontra_dino import params
 from strategies.dino_kontra_dino.bots import BLIND, CAUTIOUS, GREEDY, ODDS, RANDOM
-from strategies.dino_kontra_dino.dispatch import MONTECARLO
+from strategies.dino_kontra_dino.dispatch import MONTECARLO, STRONG
 
 _ODDS = StrategyInfo(
     "odds",
@@ -47,6 +47,14 @@ REGISTRY = Registry(
             params.MONTECARLO,
         ),
         _ODDS,
+        StrategyInfo(
+            "strong",
+            STRONG,
+            "the montecarlo search by sequential halving over imagined games cut off after a "
+            "few rounds, scored by events won ahead through a curve fitted on logged games "
+            "(strategies.core.montecarlo)",
+            params.STRONG,
+        ),
         tuned(_ODDS, Path(__file__).with_name("tuned.json")),
     ],
     options=OPTIONS,

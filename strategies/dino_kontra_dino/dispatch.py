@@ -17,9 +17,10 @@ from strategies.dino_kontra_dino.bots import (
     play_random,
 )
 from strategies.dino_kontra_dino.params import BLIND_AT, CAUTIOUS_AT, MONTECARLO_AT, ODDS_AT
-from strategies.dino_kontra_dino.search import play_montecarlo
+from strategies.dino_kontra_dino.search import play_montecarlo, play_strong
 
 MONTECARLO = 4
+STRONG = 6
 
 
 @jit_inline
@@ -85,4 +86,6 @@ def choose_rest(lineup, j: int, tb, st, seat: int, scratch, allowed: int) -> int
         return play_montecarlo(
             tb, st, seat, lineup.params[j, MONTECARLO_AT.rollouts], scratch, allowed
         )
+    if lineup.ids[j] == STRONG:
+        return play_strong(tb, st, seat, lineup.params[j], scratch, allowed)
     return 0

@@ -15,8 +15,15 @@ ODDS = (
     StrategyParam("keep", 0.3, 0.0, 5.0, "weight of a card's strength in events to come"),
     StrategyParam("field", 1.0, 0.0, 2.0, "opponents' strength: 1 = they play their best"),
 )
+STRONG = (
+    StrategyParam("playouts", 64.0, 1.0, 4096.0, "imagined games per decision, by halving"),
+    StrategyParam("horizon", 3.0, 1.0, 100.0, "rounds an imagined game looks ahead"),
+    # fitted on logged games (docs/dino_kontra_dino.md, "The strong bot")
+    StrategyParam("slope", 1.0, 0.0, 10.0, "evaluation: logistic slope per event won ahead"),
+)
 
 BLIND_AT = indices(BLIND)
 CAUTIOUS_AT = indices(CAUTIOUS)
 MONTECARLO_AT = indices(MONTECARLO)
 ODDS_AT = indices(ODDS)
+STRONG_AT = indices(STRONG)

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from rules.dino_kontra_dino.engine import final_result, game_over, play_round
 from rules.dino_kontra_dino.state import STATE
+from strategies.core.montecarlo import instantiate, margin_value
 from strategies.core.registry import MAX_SEATS
 from strategies.dino_kontra_dino.allowed import ALL, may_play
 from strategies.dino_kontra_dino.bots import play_greedy, unseen_by
+from strategies.dino_kontra_dino.params import STRONG_AT
 
 SCRATCH = np.dtype(
     [("worlds", STATE, (2,)), ("free", np.uint8, (MAX_SEATS,))],
@@ -63,15 +65,26 @@ def determinise(tb, st, seat: int, world, rng_slot: int) -> None:
 
 
 @jit
-def rollout_share(tb, world, seat: int, first_slot: int) -> float:
-    """Play ``world`` out with ``seat`` opening on ``first_slot`` and greedy play after."""
+def rollout_share(tb, world, seat: int, first_slot: int, horizon: int, slope: float) -> float:
+    """Play ``world`` on with ``seat`` opening on ``first_slot`` and greedy play after, to
+    the end (``horizon`` < 0: the seat's win share) or for ``horizon`` rounds at most (an
+    unfinished game is scored by the seat's events won over the best opponent's,
+    :func:`~strategies.core.montecarlo.margin_value`)."""
     n = tb.n_players
     slots = np.zeros(n, np.int64)
     for p in range(n):
         slots[p] = play_greedy(tb, world, p, ALL)
     slots[seat] = first_slot
     play_round(tb, world, slots)
+    left = horizon - 1
     while not game_over(tb, world):
+        if left == 0:
+            best_other = 0
+            for p in range(n):
+                if p != seat:
+                    best_other = max(best_other, world.wins[p])
+            return margin_value(world.wins[seat] - best_other, slope)
+        left -= 1
         for p in range(n):
             slots[p] = play_greedy(tb, world, p, ALL)
         play_round(tb, world, slots)
@@ -82,25 +95,72 @@ def rollout_share(tb, world, seat: int, first_slot: int) -> float:
     return 1.0 / winners.sum()
 
 
+@jit_inline
+def mc_base(st, seat: int) -> np.uint64:
+    """No key: the determinisation draws from the seat's stream itself."""
+    return np.uint64(0)
+
+
+@jit_inline
+def mc_world(tb, st, world, seat: int, base: np.uint64, i: int) -> None:
+    determinise(tb, st, seat, world, 1 + seat)
+
+
+@jit_inline
+def mc_play(tb, world, slot: int, seat: int, ctx) -> float:
+    """The hand slot ``slot`` played out; ``ctx``: (horizon, the evaluation's slope)."""
+    horizon, slope = ctx
+    return rollout_share(tb, world, seat, slot, horizon, slope)
+
+
+@jit_inline
+def mc_best(st, seat: int, value, m: int) -> np.int64:
+    """The best mean share; equal ones: the earlier hand slot (a hand's order is the deal's,
+    not a seat's)."""
+    best = 0
+    for c in range(1, m):
+        if value[c] > value[best]:
+            best = c
+    return best
+
+
+flat_pick, halving_pick = instantiate(
+    mc_base=mc_base, mc_world=mc_world, mc_play=mc_play, mc_best=mc_best
+)
+
+
 @jit
-def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -> int:
-    """The allowed hand slot with the best mean rollout win share (ties: the earlier slot);
-    the :data:`SCRATCH` record holds two spare states for the imagined games."""
+def play_searched(
+    tb, st, seat: int, budget: int, horizon: int, slope: float, scratch, allowed: int
+) -> int:
+    """The allowed hand slot with the best playouts (the :data:`SCRATCH` record holds two
+    spare states): ``budget`` imagined games of each played to the end (``horizon`` < 0), or
+    about ``budget`` in all by sequential halving, cut off after ``horizon`` rounds."""
     hl = st.hand_len
     if hl == 1:
         return 0
-    worlds = scratch.worlds
-    base, world = worlds[0], worlds[1]
-    total = np.zeros(hl)
-    for _ in range(max(1, int(rollouts))):
-        worlds[0] = st
-        determinise(tb, st, seat, base, 1 + seat)
-        for k in range(hl):
-            if may_play(allowed, k):
-                worlds[1] = worlds[0]
-                total[k] += rollout_share(tb, world, seat, k)
-    best = -1
+    cand = np.empty(hl, np.int64)
+    m = 0
     for k in range(hl):
-        if may_play(allowed, k) and (best < 0 or total[k] > total[best]):
-            best = k
-    return best
+        if may_play(allowed, k):
+            cand[m] = k
+            m += 1
+    ctx = (horizon, slope)
+    if horizon < 0:
+        return cand[flat_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
+    return cand[halving_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
+
+
+@jit
+def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -> int:
+    """``montecarlo``: ``rollouts`` imagined games of each allowed slot, played to the end."""
+    budget = np.int64(max(1, int(rollouts)))
+    return play_searched(tb, st, seat, budget, np.int64(-1), 0.0, scratch, allowed)
+
+
+@jit
+def play_strong(tb, st, seat: int, p, scratch, allowed: int) -> int:
+    """``strong``: sequential halving over imagined games cut off after a few rounds
+    (``p``: its parameters)."""
+    budget, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
+    return play_searched(tb, st, seat, budget, horizon, p[STRONG_AT.slope], scratch, allowed)

@@ -7,7 +7,7 @@ from pathlib import Path
 from rules.evo.options import OPTIONS
 from strategies.core.registry import PathParam, Registry, StrategyInfo, tuned
 from strategies.evo import params
-from strategies.evo.bots import HEURISTIC, HEURISTIC_V1, RANDOM, SEARCH
+from strategies.evo.bots import HEURISTIC, HEURISTIC_V1, RANDOM, SEARCH, STRONG
 from strategies.evo.values import load
 
 _VALUES = PathParam(
@@ -47,6 +47,14 @@ REGISTRY = Registry(
             "flat Monte Carlo over bids (several levels), card plays, newborn regions and "
             "moves, heuristic rollouts on determinised copies",
             params.SEARCH,
+        ),
+        StrategyInfo(
+            "strong",
+            STRONG,
+            "the search's candidates compared by sequential halving over short heuristic "
+            "playouts on determinised copies, scored by the score margin through a curve "
+            "fitted on logged games (strategies.core.montecarlo)",
+            params.STRONG,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

@@ -14,10 +14,9 @@ from rules.core.rng import bounded
 from strategies.evo.allowed import allowed_action, n_allowed
 from strategies.evo.heuristic import heuristic, set_params
 from strategies.evo.heuristic_v1 import heuristic_v1, set_params_v1
-from strategies.evo.params import SEARCH_AT
-from strategies.evo.search import search
+from strategies.evo.search import search, strong
 
-RANDOM, HEURISTIC, SEARCH, HEURISTIC_V1 = 0, 1, 2, 3
+RANDOM, HEURISTIC, SEARCH, HEURISTIC_V1, STRONG = 0, 1, 2, 3, 4
 
 
 @jit
@@ -43,11 +42,8 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
     if sid == SEARCH:
-        p = lineup.params[j]
-        moves, cards, place = p[SEARCH_AT.moves], p[SEARCH_AT.cards], p[SEARCH_AT.place]
-        flags = (moves >= 0.5) + 2 * (cards >= 0.5) + 4 * (place >= 0.5)
-        rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
-        vt = scratch.values[j]
-        return search(tb, st, wk, scratch.worlds, vt, lineup, j, rollouts, limit, flags)
+        return search(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, lineup.params[j])
+    if sid == STRONG:
+        return strong(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, lineup.params[j])
     set_params_v1(wk, lineup.params[j])
     return heuristic_v1(tb, st, wk, lineup, j)

@@ -41,6 +41,16 @@ SEARCH = (
     StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
 )
+STRONG = (
+    StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
+    StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
+    StrategyParam("candidates", 6.0, 2.0, 32.0, "movement/placement candidates"),
+    StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
+    StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
+    StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
+    # fitted on logged games (docs/evo.md, "The strong bot")
+    StrategyParam("slope", 0.3, 0.0, 5.0, "evaluation: logistic slope per point of margin"),
+)
 
 HP = indices(HEURISTIC)
 """Positions in the heuristic's vector, and in the work record's ``hp`` (both heuristics)."""
@@ -48,3 +58,4 @@ V1_SLOTS = tuple(getattr(HP, p.name) for p in HEURISTIC_V1)
 """Where each of ``heuristic-v1``'s parameters goes in ``wk.hp``, in its vector's order (by
 name: ``heuristic-v1`` has no ``jump``, the shared code reads none of the heuristic's own)."""
 SEARCH_AT = indices(SEARCH)
+STRONG_AT = indices(STRONG)

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
-from rules.core.rng import bounded, mix64, next_u64, shuffle
+from rules.core.jit import jit, jit_inline
+from rules.core.rng import bounded, mix64, shuffle
 from rules.evo.constants import (
     BID,
     CARD_PLAY,
@@ -53,6 +53,7 @@ from rules.evo.engine import (
 )
 from rules.evo.events import targets
 from rules.evo.state import CHANCE, N_STREAMS, STATE
+from strategies.core.montecarlo import SALT, instantiate, margin_value
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.heuristic import (
     MAX_CAND,
@@ -65,9 +66,9 @@ from strategies.evo.heuristic import (
     prospects,
     set_defaults,
 )
+from strategies.evo.params import SEARCH_AT, STRONG_AT
 from strategies.evo.values import VALUES
 
-_SALT = np.uint64(0x9FB21C651E98DF25)
 DEFAULT_TABLE = MAX_PLAYERS
 """Slot of ``SCRATCH.values`` holding the shipped value table (slots 0-4: lineup positions)."""
 SCRATCH = np.dtype(
@@ -83,7 +84,7 @@ filled by the spec's ``build_inputs``."""
 def determinise(tb, sim, seat: int, key: np.uint64) -> None:
     """Resample what ``seat`` cannot know: future dice, the bag order, the unseen cards."""
     for k in range(N_STREAMS):
-        x = mix64(key ^ (np.uint64(k + 1) * _SALT))
+        x = mix64(key ^ (np.uint64(k + 1) * SALT))
         sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
     if sim.bag_len - sim.bag_top > 1:
         shuffle(sim.bag[sim.bag_top : sim.bag_len], sim.rng, CHANCE)
@@ -118,18 +119,33 @@ def determinise(tb, sim, seat: int, key: np.uint64) -> None:
 
 
 @jit
-def rollout(tb, sim, wk, vt, lu) -> None:
-    """Play ``sim`` to the end with the default heuristic (table ``vt``) in every seat."""
+def rollout(tb, sim, wk, vt, lu, horizon: int) -> bool:
+    """Play ``sim`` on with the default heuristic (table ``vt``) in every seat, to the end or
+    (``horizon`` >= 0) until ``horizon`` rounds have ended; whether the game ended."""
     sim.verbose = 0
+    left = horizon
     while True:
         kind = advance(tb, sim)
         sim.n_ev = 0
         if kind == GAME_OVER:
-            return
+            return True
         if kind == ROUND_DONE:
+            left -= 1
+            if left == 0:
+                return False
             continue
         set_defaults(wk)
         apply(tb, sim, heuristic(tb, sim, wk, vt, lu, -1))
+
+
+@jit
+def margin(tb, sim, seat: int) -> int:
+    """``seat``'s final-count score less the best opponent's."""
+    best_other = -(1 << 30)
+    for q in range(tb.n_players):
+        if q != seat:
+            best_other = max(best_other, final_score(sim, q))
+    return final_score(sim, seat) - best_other
 
 
 @jit
@@ -139,13 +155,38 @@ def outcome(tb, sim, seat: int) -> float:
     winners = np.zeros(n, dtype=np.bool_)
     final_result(tb, sim, winners)
     count = 0
-    best_other = -(1 << 30)
     for q in range(n):
         count += winners[q]
-        if q != seat:
-            best_other = max(best_other, final_score(sim, q))
     v = 1.0 / count if winners[seat] else 0.0
-    return v + 0.01 * (final_score(sim, seat) - best_other)
+    return v + 0.01 * margin(tb, sim, seat)
+
+
+@jit_inline
+def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
+    """Candidate ``a`` played out; ``ctx``: (work record, value table, lineup, horizon, the
+    evaluation's slope)."""
+    wk, vt, lu, horizon, slope = ctx
+    apply(tb, sim, a)
+    if rollout(tb, sim, wk, vt, lu, horizon):
+        return outcome(tb, sim, seat)
+    return margin_value(margin(tb, sim, seat), slope)
+
+
+@jit_inline
+def mc_best(st, seat: int, value, m: int) -> np.int64:
+    """The best total, equal ones broken at random with the bot's stream."""
+    best, ties = 0, 1
+    for c in range(1, m):
+        if value[c] > value[best]:
+            best, ties = c, 1
+        elif value[c] == value[best]:
+            ties += 1
+            if keep_tie(st, seat, ties):
+                best = c
+    return best
+
+
+flat_pick, halving_pick = instantiate(mc_determinise=determinise, mc_play=mc_play, mc_best=mc_best)
 
 
 @jit
@@ -238,10 +279,25 @@ def candidates(tb, st, wk, vt, lu, j: int, limit: int) -> int:
 
 
 @jit
-def search(tb, st, wk, pool, vt, lu, j: int, rollouts: int, limit: int, flags: int) -> np.int64:
-    """Flat Monte Carlo choice for ``st.actor`` (``pool``: at least two spare states; ``vt``:
-    the value table of the heuristic it searches with; ``flags``: 1 movement, 2 cards,
-    4 placements are searched too)."""
+def pick(
+    tb,
+    st,
+    wk,
+    pool,
+    vt,
+    lu,
+    j: int,
+    budget: int,
+    limit: int,
+    flags: int,
+    horizon: int,
+    slope: float,
+) -> np.int64:
+    """The searched choice for ``st.actor`` (``pool``: at least two spare states; ``vt``: the
+    value table of the heuristic it searches with; ``flags``: 1 movement, 2 cards,
+    4 placements are searched too): ``budget`` playouts of each candidate to the end
+    (``horizon`` < 0), or about ``budget`` in all by sequential halving, each cut off after
+    ``horizon`` rounds and scored by its score margin; bids are always searched."""
     kind = st.kind
     searched = (
         kind == BID
@@ -252,29 +308,29 @@ def search(tb, st, wk, pool, vt, lu, j: int, rollouts: int, limit: int, flags: i
     if not searched:
         set_defaults(wk)
         return heuristic(tb, st, wk, vt, lu, j)
-    seat = st.actor
     m = candidates(tb, st, wk, vt, lu, j, limit)
     if m == 1:
         return wk.cand[0]
-    for c in range(m):
-        wk.value[c] = 0.0
-    base = next_u64(st.rng, 1 + seat)
-    for i in range(rollouts):
-        key = mix64(base + np.uint64(i) * _SALT)
-        pool[0] = st
-        determinise(tb, pool[0], seat, key)
-        for c in range(m):
-            pool[1] = pool[0]
-            sim = pool[1]
-            apply(tb, sim, wk.cand[c])
-            rollout(tb, sim, wk, vt, lu)
-            wk.value[c] += outcome(tb, sim, seat)
-    best, ties = 0, 1
-    for c in range(1, m):
-        if wk.value[c] > wk.value[best]:
-            best, ties = c, 1
-        elif wk.value[c] == wk.value[best]:
-            ties += 1
-            if keep_tie(st, seat, ties):
-                best = c
-    return wk.cand[best]
+    ctx = (wk, vt, lu, horizon, slope)
+    if horizon < 0:
+        return wk.cand[flat_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
+    return wk.cand[halving_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
+
+
+@jit
+def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
+    """``search``: flat Monte Carlo, every playout to the end (``p``: its parameters)."""
+    flags = (p[SEARCH_AT.moves] >= 0.5) + 2 * (p[SEARCH_AT.cards] >= 0.5)
+    flags += 4 * (p[SEARCH_AT.place] >= 0.5)
+    rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
+    return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), 0.0)
+
+
+@jit
+def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
+    """``strong``: sequential halving over short playouts scored by the score margin."""
+    flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)
+    flags += 4 * (p[STRONG_AT.place] >= 0.5)
+    playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
+    horizon, slope = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope]
+    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope)

@@ -7,7 +7,7 @@ from pathlib import Path
 from rules.origin_of_species.options import OPTIONS
 from strategies.core.registry import Registry, StrategyInfo, alias, tuned
 from strategies.origin_of_species import params
-from strategies.origin_of_species.bots import HEURISTIC, RANDOM, SEARCH
+from strategies.origin_of_species.bots import HEURISTIC, RANDOM, SEARCH, STRONG
 
 _HEURISTIC = StrategyInfo(
     "heuristic",
@@ -31,6 +31,14 @@ REGISTRY = Registry(
             "flat Monte Carlo over development (and feeding) choices, heuristic rollouts on "
             "determinised copies",
             params.SEARCH,
+        ),
+        StrategyInfo(
+            "strong",
+            STRONG,
+            "the search's candidates compared by sequential halving over short heuristic "
+            "playouts on determinised copies, scored by an evaluation fitted on logged games "
+            "(strategies.core.montecarlo)",
+            params.STRONG,
         ),
         alias(
             _HEURISTIC,

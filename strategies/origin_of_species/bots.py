@@ -17,9 +17,9 @@ from rules.core.rng import bounded
 from rules.origin_of_species.engine import COUNT, actions
 from rules.origin_of_species.options import option_of
 from strategies.origin_of_species.heuristic import heuristic
-from strategies.origin_of_species.search import search
+from strategies.origin_of_species.search import search, strong
 
-RANDOM, HEURISTIC, SEARCH = 0, 1, 2
+RANDOM, HEURISTIC, SEARCH, STRONG = 0, 1, 2, 3
 
 
 @jit
@@ -100,4 +100,6 @@ def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
     strict = has_forbids(lineup, j) and restricted(lineup, j, tb, st)
+    if sid == STRONG:
+        return strong(lineup, j, tb, st, scratch.worlds, strict)
     return search(lineup, j, tb, st, scratch.worlds, strict)

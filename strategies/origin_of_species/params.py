@@ -50,6 +50,15 @@ SEARCH = (
     StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
     StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
 )
+STRONG = (
+    StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
+    StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
+    StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
+    StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
+    # fitted on logged games (docs/origin_of_species.md, "The strong bot")
+    StrategyParam("slope", 0.3, 0.0, 5.0, "evaluation: logistic slope per point of margin"),
+)
 
 HP = indices(HEURISTIC)
 SEARCH_AT = indices(SEARCH)
+STRONG_AT = indices(STRONG)

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
-from rules.core.rng import bounded, mix64, next_u64, shuffle
+from rules.core.jit import jit, jit_inline
+from rules.core.rng import bounded, mix64, shuffle
 from rules.origin_of_species.constants import (
     DEVELOP,
     FEED,
@@ -40,6 +40,7 @@ from rules.origin_of_species.constants import (
 from rules.origin_of_species.engine import COUNT, actions, advance, apply, final_result, pack
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.state import CHANCE, N_STREAMS, STATE
+from strategies.core.montecarlo import SALT, instantiate, margin_value
 from strategies.origin_of_species.heuristic import (
     DEFAULTS,
     NEG,
@@ -49,10 +50,9 @@ from strategies.origin_of_species.heuristic import (
     dev_option,
     heuristic,
 )
-from strategies.origin_of_species.params import SEARCH_AT
+from strategies.origin_of_species.params import SEARCH_AT, STRONG_AT
 
 MAX_CAND = 32
-_SALT = np.uint64(0x9FB21C651E98DF25)
 
 SCRATCH = np.dtype([("worlds", STATE, (2,))], align=True)
 """The bots' scratch, one record: two spare states for the search bot's rollouts
@@ -65,7 +65,7 @@ through the dispatch (passing the pool as an array cost another game's kernel 7%
 def determinise(tb, sim, seat, key) -> None:
     """Resample what ``seat`` cannot know: future dice and the unseen cards."""
     for k in range(N_STREAMS):
-        x = mix64(key ^ (np.uint64(k + 1) * _SALT))
+        x = mix64(key ^ (np.uint64(k + 1) * SALT))
         sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
     sim.pause = 0
     n = tb.n_players
@@ -92,16 +92,21 @@ def determinise(tb, sim, seat, key) -> None:
 
 
 @jit
-def rollout(tb, sim, hp, fb, strict) -> None:
-    """Play ``sim`` to the end with the heuristic of parameters ``hp`` in every seat (``fb``
-    all zero, ``strict`` false: a runtime value, so the heuristic is compiled once)."""
+def rollout(tb, sim, hp, fb, strict, horizon) -> bool:
+    """Play ``sim`` on with the heuristic of parameters ``hp`` in every seat (``fb`` all
+    zero, ``strict`` false: a runtime value, so the heuristic is compiled once), to the end
+    or (``horizon`` >= 0) until ``horizon`` rounds have ended; whether the game ended."""
     sim.verbose = 0
+    left = horizon
     while True:
         kind = advance(tb, sim)
         sim.n_ev = 0
         if kind == GAME_OVER:
-            return
+            return True
         if kind == ROUND_DONE:
+            left -= 1
+            if left == 0:
+                return False
             continue
         apply(tb, sim, heuristic(tb, sim, hp, fb, strict))
 
@@ -120,6 +125,45 @@ def outcome(tb, sim, seat) -> float:
             best_other = max(best_other, sim.score[q])
     v = 1.0 / count if winners[seat] else 0.0
     return v + 0.01 * (sim.score[seat] - best_other)
+
+
+@jit
+def evaluate(tb, sim, seat, slope) -> float:
+    """``seat``'s prospects in an unfinished game, from its score's margin over the best
+    opponent's (:func:`~strategies.core.montecarlo.margin_value`)."""
+    best_other = -(1 << 30)
+    for q in range(tb.n_players):
+        if q != seat:
+            best_other = max(best_other, sim.score[q])
+    return margin_value(sim.score[seat] - best_other, slope)
+
+
+@jit_inline
+def mc_play(tb, sim, a, seat, ctx) -> float:
+    """Candidate ``a`` played out; ``ctx``: (heuristic parameters, an empty forbid row, false,
+    horizon, the evaluation's slope)."""
+    hp, free, loose, horizon, slope = ctx
+    apply(tb, sim, a)
+    if rollout(tb, sim, hp, free, loose, horizon):
+        return outcome(tb, sim, seat)
+    return evaluate(tb, sim, seat, slope)
+
+
+@jit_inline
+def mc_best(st, seat, value, m) -> np.int64:
+    """The best total; the heuristic's choice (first) keeps its ties, equal others at random
+    (``heuristic.better``)."""
+    best = 0
+    bv = value[0]
+    ties = np.int64(0)
+    for c in range(1, m):
+        take, bv, ties = better(st, value[c], bv, ties)
+        if take:
+            best = c
+    return best
+
+
+flat_pick, halving_pick = instantiate(mc_determinise=determinise, mc_play=mc_play, mc_best=mc_best)
 
 
 @jit
@@ -185,13 +229,11 @@ def candidates(lineup, j, tb, st, hp, cand, limit, strict) -> np.int64:
 
 
 @jit
-def search(lineup, j, tb, st, worlds, strict) -> np.int64:
-    """Flat Monte Carlo choice for ``st.actor`` (``worlds``: the two spare states of a
-    :data:`SCRATCH` record)."""
-    p = lineup.params[j]
-    rollouts = np.int64(p[SEARCH_AT.rollouts])
-    limit = np.int64(p[SEARCH_AT.candidates])
-    feed = p[SEARCH_AT.feed] >= 0.5
+def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope) -> np.int64:
+    """The searched choice for ``st.actor`` (``worlds``: the two spare states of a
+    :data:`SCRATCH` record): ``budget`` playouts of each candidate to the end (``horizon``
+    < 0), or about ``budget`` in all by sequential halving, each cut off after ``horizon``
+    rounds and scored by :func:`evaluate`; the heuristic decides what is not searched."""
     kind = st.kind
     hp = np.empty(len(DEFAULTS))
     for i in range(len(DEFAULTS)):
@@ -204,25 +246,26 @@ def search(lineup, j, tb, st, worlds, strict) -> np.int64:
     loose = lineup.ids[j] < 0  # false, but not a literal
     if m == 1:
         return cand[0]
-    seat = st.actor
-    value = np.zeros(m)
-    base = next_u64(st.rng, 1 + seat)
-    for i in range(rollouts):
-        key = mix64(base + np.uint64(i) * _SALT)
-        worlds[0] = st
-        determinise(tb, worlds[0], seat, key)
-        for c in range(m):
-            worlds[1] = worlds[0]
-            sim = worlds[1]
-            apply(tb, sim, cand[c])
-            rollout(tb, sim, hp, free, loose)
-            value[c] += outcome(tb, sim, seat)
-    # the heuristic's choice keeps its ties (``ties`` 0); equal others at random
-    best = 0
-    bv = value[0]
-    ties = np.int64(0)
-    for c in range(1, m):
-        take, bv, ties = better(st, value[c], bv, ties)
-        if take:
-            best = c
-    return cand[best]
+    ctx = (hp, free, loose, horizon, slope)
+    if horizon < 0:
+        return cand[flat_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
+    return cand[halving_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
+
+
+@jit
+def search(lineup, j, tb, st, worlds, strict) -> np.int64:
+    """``search``: flat Monte Carlo, every playout to the end."""
+    p = lineup.params[j]
+    rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
+    feed = p[SEARCH_AT.feed] >= 0.5
+    return pick(lineup, j, tb, st, worlds, strict, rollouts, limit, feed, np.int64(-1), 0.0)
+
+
+@jit
+def strong(lineup, j, tb, st, worlds, strict) -> np.int64:
+    """``strong``: sequential halving over short playouts scored by :func:`evaluate`."""
+    p = lineup.params[j]
+    playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
+    feed = p[STRONG_AT.feed] >= 0.5
+    horizon, slope = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope]
+    return pick(lineup, j, tb, st, worlds, strict, playouts, limit, feed, horizon, slope)

@@ -7,7 +7,7 @@ from pathlib import Path
 from rules.table_battles.options import OPTIONS
 from strategies.core.registry import Registry, StrategyInfo, tuned
 from strategies.table_battles import params
-from strategies.table_battles.bots import DRAFTER, HEURISTIC, RANDOM, SEARCH
+from strategies.table_battles.bots import DRAFTER, HEURISTIC, RANDOM, SEARCH, STRONG
 
 _HEURISTIC = StrategyInfo(
     "heuristic",
@@ -38,6 +38,14 @@ REGISTRY = Registry(
             "drafts by simulated value (rollouts of the rest of the draft and the battle from "
             "each candidate pick, unseen cards redealt); battles with the heuristic",
             params.DRAFTER,
+        ),
+        StrategyInfo(
+            "strong",
+            STRONG,
+            "the search's attacks, placements, reactions and flips compared by sequential "
+            "halving over short heuristic playouts on determinised copies, scored by an "
+            "evaluation fitted on logged games; heuristic draft (strategies.core.montecarlo)",
+            params.STRONG,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

@@ -15,9 +15,9 @@ from rules.table_battles.engine import actions
 from strategies.table_battles.allowed import allowed_action, n_allowed
 from strategies.table_battles.heuristic import OWN, heuristic, remember, stalled
 from strategies.table_battles.params import DRAFTER_AT, SEARCH_AT
-from strategies.table_battles.search import drafter, search
+from strategies.table_battles.search import drafter, search, strong
 
-RANDOM, HEURISTIC, SEARCH, DRAFTER = 0, 1, 2, 3
+RANDOM, HEURISTIC, SEARCH, DRAFTER, STRONG = 0, 1, 2, 3, 4
 
 
 @jit
@@ -54,6 +54,8 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
         p = lineup.params[j]
         rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
         a = search(tb, st, lineup, j, scratch.worlds, rollouts, limit, calm)
+    elif sid == STRONG:
+        a = strong(tb, st, lineup, j, scratch.worlds, calm)
     elif sid == DRAFTER:
         rollouts = np.int64(lineup.params[j, DRAFTER_AT.rollouts])
         a = drafter(tb, st, lineup, j, scratch.worlds, rollouts, calm)

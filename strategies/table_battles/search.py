@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.core.jit import jit, jit_inline
-from rules.core.rng import bounded, mix64, next_u64
+from rules.core.rng import bounded, mix64
 from rules.table_battles.constants import (
     ATTACK,
     BREAK,
@@ -51,6 +51,7 @@ from rules.table_battles.engine import (
     target_ok,
 )
 from rules.table_battles.state import CHANCE, N_STREAMS, STATE
+from strategies.core.montecarlo import SALT, instantiate
 from strategies.table_battles.allowed import forbidden
 from strategies.table_battles.heuristic import (
     DEFAULT,
@@ -65,9 +66,8 @@ from strategies.table_battles.heuristic import (
     keep_tie,
     place_value,
 )
-from strategies.table_battles.params import HP
+from strategies.table_battles.params import HP, STRONG_AT
 
-_SALT = np.uint64(0x9FB21C651E98DF25)
 MAX_CAND = 64
 SCRATCH = np.dtype(
     [
@@ -92,7 +92,7 @@ def determinise(tb, sim, seat: int, key: np.uint64) -> None:
     """Resample what ``seat`` cannot know: future dice, and in the draft the opponent's unseen
     cards and its pending (hidden) choice."""
     for k in range(N_STREAMS):
-        x = mix64(key ^ (np.uint64(k + 1) * _SALT))
+        x = mix64(key ^ (np.uint64(k + 1) * SALT))
         sim.rng[k] = x if x != np.uint64(0) else np.uint64(1)
     o = 1 - seat
     if sim.hand_len[o] == 0 and sim.hand_len[seat] == 0:
@@ -119,20 +119,26 @@ def determinise(tb, sim, seat: int, key: np.uint64) -> None:
 
 
 @jit
-def rollout(tb, sim, lu, j: int, total: int, since: int) -> None:
-    """Play ``sim`` to the end with the default heuristic in both seats. ``total`` and ``since``:
+def rollout(tb, sim, lu, j: int, total: int, since: int, horizon: int) -> bool:
+    """Play ``sim`` on with the default heuristic in both seats, to the end or (``horizon``
+    >= 0) until ``horizon`` turns have ended (the states the evaluation was fitted on);
+    whether the game ended. ``total`` and ``since``:
     the board total before the candidate was applied (:data:`NO_TOTAL` in the draft) and the
     turn the battle's calm counts from (:func:`~strategies.table_battles.heuristic.stalled`),
     both kept up to date after every turn."""
+    left = horizon
     while True:
         kind = advance(tb, sim)
         sim.n_ev = 0
         if kind == GAME_OVER:
-            return
+            return True
         if kind == ROUND_DONE:
             now = board_total(sim)
             since = calm_after(since, sim.turn, total, now)
             total = now
+            left -= 1
+            if left == 0:
+                return False
             continue
         calm = 0 if kind == DRAFT else sim.turn - since
         apply(tb, sim, heuristic(tb, sim, lu, j, np.int64(ROLLOUT), np.int64(calm)))
@@ -145,27 +151,38 @@ def result(sim, seat: int) -> float:
 
 
 @jit
-def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int, calm: int) -> np.int64:
-    """The candidate with the best mean rollout result (ties broken at random with the bot's
-    stream); ``worlds``: the :data:`SCRATCH` record's two spare states; ``calm``: turns the
-    battle has gone without progress."""
-    if m == 1:
-        return cand[0]
-    seat = st.actor
-    value = np.zeros(m)
-    total = NO_TOTAL if st.kind == DRAFT else board_total(st)
-    since = st.turn - calm
-    base = next_u64(st.rng, 1 + seat)
-    for i in range(rollouts):
-        key = mix64(base + np.uint64(i) * _SALT)
-        worlds[0] = st
-        determinise(tb, worlds[0], seat, key)
-        for c in range(m):
-            worlds[1] = worlds[0]
-            sim = worlds[1]
-            apply(tb, sim, cand[c])
-            rollout(tb, sim, lu, j, total, since)
-            value[c] += result(sim, seat)
+def evaluate(sim, seat: int, w_markers: float, w_cards: float) -> float:
+    """``seat``'s chance of winning an unfinished battle by the fitted evaluation: a logistic
+    model of the winner on the differences in hit markers and in face-up action cards
+    (``w_markers``, ``w_cards``: their coefficients), plus :func:`result`'s hundredth of
+    the marker margin."""
+    o = 1 - seat
+    cards = 0
+    for t in range(sim.n_team[seat]):
+        if sim.alive[seat, t]:
+            cards += sim.team_up[seat, t]
+    for t in range(sim.n_team[o]):
+        if sim.alive[o, t]:
+            cards -= sim.team_up[o, t]
+    margin = sim.markers[seat] - sim.markers[o]
+    z = w_markers * margin + w_cards * cards
+    return 1.0 / (1.0 + np.exp(-z)) + 0.01 * margin
+
+
+@jit_inline
+def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
+    """Candidate ``a`` played out; ``ctx``: (lineup, position, board total, calm start,
+    horizon, the evaluation's two weights)."""
+    lu, j, total, since, horizon, w_markers, w_cards = ctx
+    apply(tb, sim, a)
+    if rollout(tb, sim, lu, j, total, since, horizon):
+        return result(sim, seat)
+    return evaluate(sim, seat, w_markers, w_cards)
+
+
+@jit_inline
+def mc_best(st, seat: int, value, m: int) -> np.int64:
+    """The best mean result, equal ones broken at random with the bot's stream."""
     best = 0
     ties = 1
     for c in range(1, m):
@@ -176,7 +193,40 @@ def mc_pick(tb, st, lu, j: int, worlds, cand, m: int, rollouts: int, calm: int) 
             ties += 1
             if keep_tie(st, seat, ties):
                 best = c
-    return cand[best]
+    return best
+
+
+flat_pick, halving_pick = instantiate(mc_determinise=determinise, mc_play=mc_play, mc_best=mc_best)
+
+
+@jit
+def mc_pick(
+    tb,
+    st,
+    lu,
+    j: int,
+    worlds,
+    cand,
+    m: int,
+    rollouts: int,
+    calm: int,
+    horizon: int = -1,
+    w_markers: float = 0.0,
+    w_cards: float = 0.0,
+) -> np.int64:
+    """The candidate with the best rollout results (:mod:`strategies.core.montecarlo`):
+    ``rollouts`` playouts each played to the end (``horizon`` < 0), or, with ``horizon`` >= 0,
+    about ``rollouts`` playouts in all by sequential halving, each cut off after ``horizon``
+    decisions and scored by :func:`evaluate`. ``worlds``: the :data:`SCRATCH` record's two
+    spare states; ``calm``: turns the battle has gone without progress."""
+    if m == 1:
+        return cand[0]
+    seat = st.actor
+    total = NO_TOTAL if st.kind == DRAFT else board_total(st)
+    ctx = (lu, j, total, st.turn - calm, horizon, w_markers, w_cards)
+    if horizon < 0:
+        return cand[flat_pick(tb, st, worlds, cand, m, seat, rollouts, ctx)]
+    return cand[halving_pick(tb, st, worlds, cand, m, seat, rollouts, ctx)]
 
 
 @jit_inline
@@ -291,3 +341,20 @@ def drafter(tb, st, lu, j: int, worlds, rollouts: int, calm: int) -> np.int64:
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(0))
     return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, np.int64(0))
+
+
+@jit
+def strong(tb, st, lu, j: int, worlds, calm: int) -> np.int64:
+    """``strong``: the search's candidates compared by sequential halving over short
+    playouts scored by the fitted evaluation (:func:`mc_pick`); the heuristic drafts."""
+    kind = st.kind
+    if kind != ATTACK and kind != PLACE and kind != REACT and kind != BREAK:
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
+    p = lu.params[j]
+    cand = np.empty(MAX_CAND, dtype=np.int64)
+    m = battle_candidates(tb, st, lu, j, cand, np.int64(p[STRONG_AT.candidates]), calm)
+    if m == 0:
+        return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
+    playouts, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
+    w_markers, w_cards = p[STRONG_AT.w_markers], p[STRONG_AT.w_cards]
+    return mc_pick(tb, st, lu, j, worlds, cand, m, playouts, calm, horizon, w_markers, w_cards)
