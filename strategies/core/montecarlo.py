@@ -127,11 +127,11 @@ def halving_pick(tb, st, worlds, cand, m, seat, playouts, ctx):
 
 
 @jit_inline
-def margin_value(margin: float, slope: float) -> float:
+def margin_value(margin: float, slope: float, bias: float) -> float:
     """An unfinished playout's value from the deciding seat's score margin over the best
-    opponent: a logistic curve of slope ``slope`` (fitted on logged games), plus the
-    hundredth of the margin a finished playout adds to its result."""
-    return 1.0 / (1.0 + np.exp(-slope * margin)) + 0.01 * margin
+    opponent: its chance of winning by a logistic model ``bias + slope * margin`` fitted on
+    logged games, plus the hundredth of the margin a finished playout adds to its result."""
+    return 1.0 / (1.0 + np.exp(-(bias + slope * margin))) + 0.01 * margin
 
 
 TEMPLATES: tuple[Callable[..., Any], ...] = (flat_pick, halving_pick)

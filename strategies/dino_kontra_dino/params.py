@@ -18,8 +18,10 @@ ODDS = (
 STRONG = (
     StrategyParam("playouts", 64.0, 1.0, 4096.0, "imagined games per decision, by halving"),
     StrategyParam("horizon", 3.0, 1.0, 100.0, "rounds an imagined game looks ahead"),
-    # fitted on logged games (docs/dino_kontra_dino.md, "The strong bot")
-    StrategyParam("slope", 1.0, 0.0, 10.0, "evaluation: logistic slope per event won ahead"),
+    # fitted on logged games: a logistic model of the win share on the margin after each round
+    # but the last of 4-player heuristic games (docs/dino_kontra_dino.md, "The strong bot")
+    StrategyParam("slope", 0.859, 0.0, 10.0, "evaluation: logistic slope per event won ahead"),
+    StrategyParam("bias", -0.577, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
 )
 
 BLIND_AT = indices(BLIND)

@@ -65,7 +65,9 @@ def determinise(tb, st, seat: int, world, rng_slot: int) -> None:
 
 
 @jit
-def rollout_share(tb, world, seat: int, first_slot: int, horizon: int, slope: float) -> float:
+def rollout_share(
+    tb, world, seat: int, first_slot: int, horizon: int, slope: float, bias: float
+) -> float:
     """Play ``world`` on with ``seat`` opening on ``first_slot`` and greedy play after, to
     the end (``horizon`` < 0: the seat's win share) or for ``horizon`` rounds at most (an
     unfinished game is scored by the seat's events won over the best opponent's,
@@ -83,7 +85,7 @@ def rollout_share(tb, world, seat: int, first_slot: int, horizon: int, slope: fl
             for p in range(n):
                 if p != seat:
                     best_other = max(best_other, world.wins[p])
-            return margin_value(world.wins[seat] - best_other, slope)
+            return margin_value(world.wins[seat] - best_other, slope, bias)
         left -= 1
         for p in range(n):
             slots[p] = play_greedy(tb, world, p, ALL)
@@ -108,9 +110,9 @@ def mc_world(tb, st, world, seat: int, base: np.uint64, i: int) -> None:
 
 @jit_inline
 def mc_play(tb, world, slot: int, seat: int, ctx) -> float:
-    """The hand slot ``slot`` played out; ``ctx``: (horizon, the evaluation's slope)."""
-    horizon, slope = ctx
-    return rollout_share(tb, world, seat, slot, horizon, slope)
+    """The hand slot ``slot`` played out; ``ctx``: (horizon, the evaluation's slope and bias)."""
+    horizon, slope, bias = ctx
+    return rollout_share(tb, world, seat, slot, horizon, slope, bias)
 
 
 @jit_inline
@@ -131,7 +133,7 @@ flat_pick, halving_pick = instantiate(
 
 @jit
 def play_searched(
-    tb, st, seat: int, budget: int, horizon: int, slope: float, scratch, allowed: int
+    tb, st, seat: int, budget: int, horizon: int, slope: float, bias: float, scratch, allowed: int
 ) -> int:
     """The allowed hand slot with the best playouts (the :data:`SCRATCH` record holds two
     spare states): ``budget`` imagined games of each played to the end (``horizon`` < 0), or
@@ -145,7 +147,7 @@ def play_searched(
         if may_play(allowed, k):
             cand[m] = k
             m += 1
-    ctx = (horizon, slope)
+    ctx = (horizon, slope, bias)
     if horizon < 0:
         return cand[flat_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
     return cand[halving_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
@@ -155,7 +157,7 @@ def play_searched(
 def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -> int:
     """``montecarlo``: ``rollouts`` imagined games of each allowed slot, played to the end."""
     budget = np.int64(max(1, int(rollouts)))
-    return play_searched(tb, st, seat, budget, np.int64(-1), 0.0, scratch, allowed)
+    return play_searched(tb, st, seat, budget, np.int64(-1), 0.0, 0.0, scratch, allowed)
 
 
 @jit
@@ -163,4 +165,5 @@ def play_strong(tb, st, seat: int, p, scratch, allowed: int) -> int:
     """``strong``: sequential halving over imagined games cut off after a few rounds
     (``p``: its parameters)."""
     budget, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
-    return play_searched(tb, st, seat, budget, horizon, p[STRONG_AT.slope], scratch, allowed)
+    slope, bias = p[STRONG_AT.slope], p[STRONG_AT.bias]
+    return play_searched(tb, st, seat, budget, horizon, slope, bias, scratch, allowed)

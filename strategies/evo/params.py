@@ -48,8 +48,10 @@ STRONG = (
     StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
     StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
-    # fitted on logged games (docs/evo.md, "The strong bot")
-    StrategyParam("slope", 0.3, 0.0, 5.0, "evaluation: logistic slope per point of margin"),
+    # fitted on logged games: a logistic model of the win share on the margin after each round
+    # but the last of 4-player heuristic games (docs/evo.md, "The strong bot")
+    StrategyParam("slope", 0.277, 0.0, 5.0, "evaluation: logistic slope per point ahead"),
+    StrategyParam("bias", -0.673, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
 )
 
 HP = indices(HEURISTIC)

@@ -164,12 +164,12 @@ def outcome(tb, sim, seat: int) -> float:
 @jit_inline
 def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (work record, value table, lineup, horizon, the
-    evaluation's slope)."""
-    wk, vt, lu, horizon, slope = ctx
+    evaluation's slope and bias)."""
+    wk, vt, lu, horizon, slope, bias = ctx
     apply(tb, sim, a)
     if rollout(tb, sim, wk, vt, lu, horizon):
         return outcome(tb, sim, seat)
-    return margin_value(margin(tb, sim, seat), slope)
+    return margin_value(margin(tb, sim, seat), slope, bias)
 
 
 @jit_inline
@@ -292,6 +292,7 @@ def pick(
     flags: int,
     horizon: int,
     slope: float,
+    bias: float,
 ) -> np.int64:
     """The searched choice for ``st.actor`` (``pool``: at least two spare states; ``vt``: the
     value table of the heuristic it searches with; ``flags``: 1 movement, 2 cards,
@@ -311,7 +312,7 @@ def pick(
     m = candidates(tb, st, wk, vt, lu, j, limit)
     if m == 1:
         return wk.cand[0]
-    ctx = (wk, vt, lu, horizon, slope)
+    ctx = (wk, vt, lu, horizon, slope, bias)
     if horizon < 0:
         return wk.cand[flat_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
     return wk.cand[halving_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
@@ -323,7 +324,7 @@ def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     flags = (p[SEARCH_AT.moves] >= 0.5) + 2 * (p[SEARCH_AT.cards] >= 0.5)
     flags += 4 * (p[SEARCH_AT.place] >= 0.5)
     rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
-    return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), 0.0)
+    return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), 0.0, 0.0)
 
 
 @jit
@@ -332,5 +333,5 @@ def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)
     flags += 4 * (p[STRONG_AT.place] >= 0.5)
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
-    horizon, slope = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope]
-    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope)
+    horizon, slope, bias = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.bias]
+    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope, bias)

@@ -55,8 +55,10 @@ STRONG = (
     StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
     StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
     StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
-    # fitted on logged games (docs/origin_of_species.md, "The strong bot")
-    StrategyParam("slope", 0.3, 0.0, 5.0, "evaluation: logistic slope per point of margin"),
+    # fitted on logged games: a logistic model of the win share on the margin after each round
+    # but the last of 4-player heuristic games (docs/origin_of_species.md, "The strong bot")
+    StrategyParam("slope", 0.154, 0.0, 5.0, "evaluation: logistic slope per point ahead"),
+    StrategyParam("bias", -0.695, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
 )
 
 HP = indices(HEURISTIC)

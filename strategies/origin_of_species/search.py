@@ -128,25 +128,25 @@ def outcome(tb, sim, seat) -> float:
 
 
 @jit
-def evaluate(tb, sim, seat, slope) -> float:
+def evaluate(tb, sim, seat, slope, bias) -> float:
     """``seat``'s prospects in an unfinished game, from its score's margin over the best
     opponent's (:func:`~strategies.core.montecarlo.margin_value`)."""
     best_other = -(1 << 30)
     for q in range(tb.n_players):
         if q != seat:
             best_other = max(best_other, sim.score[q])
-    return margin_value(sim.score[seat] - best_other, slope)
+    return margin_value(sim.score[seat] - best_other, slope, bias)
 
 
 @jit_inline
 def mc_play(tb, sim, a, seat, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (heuristic parameters, an empty forbid row, false,
-    horizon, the evaluation's slope)."""
-    hp, free, loose, horizon, slope = ctx
+    horizon, the evaluation's slope and bias)."""
+    hp, free, loose, horizon, slope, bias = ctx
     apply(tb, sim, a)
     if rollout(tb, sim, hp, free, loose, horizon):
         return outcome(tb, sim, seat)
-    return evaluate(tb, sim, seat, slope)
+    return evaluate(tb, sim, seat, slope, bias)
 
 
 @jit_inline
@@ -229,7 +229,7 @@ def candidates(lineup, j, tb, st, hp, cand, limit, strict) -> np.int64:
 
 
 @jit
-def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope) -> np.int64:
+def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope, bias) -> np.int64:
     """The searched choice for ``st.actor`` (``worlds``: the two spare states of a
     :data:`SCRATCH` record): ``budget`` playouts of each candidate to the end (``horizon``
     < 0), or about ``budget`` in all by sequential halving, each cut off after ``horizon``
@@ -246,7 +246,7 @@ def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope)
     loose = lineup.ids[j] < 0  # false, but not a literal
     if m == 1:
         return cand[0]
-    ctx = (hp, free, loose, horizon, slope)
+    ctx = (hp, free, loose, horizon, slope, bias)
     if horizon < 0:
         return cand[flat_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
     return cand[halving_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
@@ -258,7 +258,7 @@ def search(lineup, j, tb, st, worlds, strict) -> np.int64:
     p = lineup.params[j]
     rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
     feed = p[SEARCH_AT.feed] >= 0.5
-    return pick(lineup, j, tb, st, worlds, strict, rollouts, limit, feed, np.int64(-1), 0.0)
+    return pick(lineup, j, tb, st, worlds, strict, rollouts, limit, feed, np.int64(-1), 0.0, 0.0)
 
 
 @jit
@@ -267,5 +267,5 @@ def strong(lineup, j, tb, st, worlds, strict) -> np.int64:
     p = lineup.params[j]
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
     feed = p[STRONG_AT.feed] >= 0.5
-    horizon, slope = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope]
-    return pick(lineup, j, tb, st, worlds, strict, playouts, limit, feed, horizon, slope)
+    horizon, slope, bias = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.bias]
+    return pick(lineup, j, tb, st, worlds, strict, playouts, limit, feed, horizon, slope, bias)
