@@ -60,6 +60,11 @@ def write_study_report(
 
     store = open_store(where)
     record = folder.read_record(store)
+    if record["tool"] == "dinolab strength":
+        from simulate.cli.strength_commands import write_strength_outputs
+
+        _, files = write_strength_outputs(where, mapper)
+        return files[1], files[2]
     if record["tool"] != "dinolab sweep":
         return write_search_report(where, mapper)
     record, found = read_sweep(store)
