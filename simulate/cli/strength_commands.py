@@ -8,7 +8,6 @@ the second to the first (:func:`strength_curve`, also the entry point from Pytho
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,12 +22,16 @@ from simulate.cli.common import (
     RulesFile,
     Scheduler,
     Workers,
-    game_report,
     report_mapper,
     say_if_compiling,
     study_executor,
 )
-from simulate.cli.study_reports import HEADLINE, choose_metrics, metric_context
+from simulate.cli.study_reports import (
+    HEADLINE,
+    choose_metrics,
+    metric_context,
+    write_strength_outputs,
+)
 
 if TYPE_CHECKING:
     from reports.strength import Curve
@@ -73,50 +76,6 @@ def tier_measurer(metrics: tuple[str, ...]):
         return StudyMeasurer(refs)
 
     return measurer_for
-
-
-def _config_line(settings: dict) -> str:
-    from simulate.games import get_game
-
-    defaults = get_game(settings["game"]).parameters().to_dict()
-    changed = [f"{k}={v}" for k, v in settings["rules"].items() if defaults.get(k) != v]
-    return (
-        f"seed {settings['seed']}, {settings['players']} players, the same deals at every tier; "
-        f"rules: {', '.join(changed) if changed else 'the game defaults'}"
-    )
-
-
-def write_strength_outputs(where: str, mapper=None) -> tuple[Curve, tuple[str, ...]]:
-    """Measure a finished strength folder's steps and verdicts and write ``strength.json``
-    (atomically), ``strength.html`` and ``strength.md`` into it."""
-    from reports.metrics import Context, Estimate, MetricError, resolve
-    from reports.strength import TierMeasured, measure_curve, render, to_json
-    from simulate.games import get_game
-    from simulate.storage import open_store
-    from simulate.study.strength import RESULT, read_strength
-
-    store = open_store(where)
-    record, found = read_strength(store)
-    settings = record["settings"]
-    top = found[-1][1]
-    ctx = Context.of(top, game_report(get_game(settings["game"])))
-    try:
-        refs = [resolve(name, ctx) for name in settings["metrics"]]
-    except MetricError as exc:
-        raise DinolabError(str(exc)) from None
-    tiers = [
-        TierMeasured(name, run, {k: Estimate.from_dict(v) for k, v in metrics.items()})
-        for name, run, metrics in found
-    ]
-    curve = measure_curve(tiers, refs, mapper)
-    shown = {k: settings[k] for k in ("players", "seed", "games", "precision", "rules")}
-    body = to_json(curve, settings["game"], shown)
-    store.write_bytes(RESULT, (json.dumps(body, indent=1) + "\n").encode())
-    html, md = render(curve, settings, _config_line(settings))
-    store.write_bytes("strength.html", html.encode())
-    store.write_bytes("strength.md", md.encode())
-    root = str(store.local or store.url).rstrip("/")
-    return curve, tuple(f"{root}/{n}" for n in (RESULT, "strength.html", "strength.md"))
 
 
 def strength_curve(
