@@ -18,8 +18,11 @@ from reports.measure import Difference
 from reports.metrics import Estimate
 from reports.stats import Z95
 from reports.strength import games_to_decide, judge
+from simulate.cli.strength_commands import tier_measurer
+from simulate.executors import InlineExecutor
 from simulate.games import all_games
 from simulate.kit.spec import Strength
+from simulate.study.strength import StrengthRequest, strength
 from tests.conftest import run_cli
 from tests.faults import ROOT, parquet_files
 
@@ -183,6 +186,48 @@ def test_precision_plays_rounds_until_reached_and_equals_one_run_of_that_size(tm
         for d in (out, single)
     )
     assert mine == theirs
+
+
+class CrashAfter(InlineExecutor):
+    """Dies (like a killed driver) after ``n`` chunks of a study."""
+
+    def __init__(self, n: int):
+        self.n, self.done = n, 0
+
+    def run_tasks(self, tasks):
+        for result in super().run_tasks(tasks):
+            if self.done == self.n:
+                raise KeyboardInterrupt
+            self.done += 1
+            yield result
+
+
+def test_a_study_killed_in_a_round_resumes_to_the_uninterrupted_answer(tmp_path):
+    """From Python (the request and one function), killed in the second round; the command's
+    --resume then ends where an uninterrupted study ends."""
+    args = ["-m", "shared", "--precision", "0.02", "--chunk-size", "500"]
+    assert run_cli(*BASE, *args, "--out", tmp_path / "whole").code == 0
+    request = StrengthRequest(
+        "toy",
+        metrics=("shared",),
+        tiers=("random", "high"),
+        precision=0.02,
+        seed=5,
+        chunk_size=500,
+        out=str(tmp_path / "killed"),
+    )
+    with pytest.raises(KeyboardInterrupt):
+        strength(request, tier_measurer(request.metrics), CrashAfter(5))  # round 1: 2 + 2 chunks
+    random = tmp_path / "killed" / "tiers" / "0-random"
+    manifest = json.loads((random / "manifest.json").read_text())
+    assert (manifest["config"]["games"], manifest["status"]) == (2000, "running")
+    r = run_cli(*BASE, *args, "--out", tmp_path / "killed", "--resume")
+    assert r.code == 0, r.err
+    for name in ("strength.json", "tiers/0-random/metrics.json", "tiers/1-high/metrics.json"):
+        assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    for tier in ("0-random", "1-high"):
+        whole = parquet_files(tmp_path / "whole" / "tiers" / tier)
+        assert parquet_files(tmp_path / "killed" / "tiers" / tier) == whole
 
 
 def test_a_precision_beyond_the_cap_stops_in_one_line_and_keeps_the_tiers(tmp_path):
