@@ -15,7 +15,8 @@ tolerance (:attr:`reports.metrics.Metric.within`):
   the answer (for bots of about this strength);
 * **moving**: otherwise, with its direction when the interval excludes 0 (up, down), and in
   words "not settled: needs more games" when the interval holds 0 but is wider than the
-  tolerance (the games that would decide are estimated from the step's standard error).
+  tolerance (with the games per tier below which no interval fits the tolerance, from the
+  step's standard error).
 """
 
 from __future__ import annotations
@@ -118,18 +119,33 @@ def change(d: Difference) -> str:
     return f"{d.diff:+.{n}f} [{d.lo:+.{n}f}, {d.hi:+.{n}f}]"
 
 
+def _round_up(n: float) -> int:
+    """``n`` rounded up to two significant digits."""
+    scale = 10 ** max(0, int(math.log10(max(n, 1))) - 1)
+    return int(math.ceil(n / scale) * scale)
+
+
 def games_to_decide(step: Difference, tolerance: float, games: int) -> int | None:
-    """About how many games per tier would put the step's interval clear of the tolerance
-    (inside it, or beyond it), if the step stayed where it is; ``None`` when no number of
-    games would tell (the step sits on the tolerance) or nothing is known."""
-    margin = abs(abs(step.diff) - tolerance)
-    if not (step.se > 0 and margin > 0 and games > 0):
+    """About how many games per tier a step measured on ``games`` games needs before more
+    games can decide it (intervals narrow as one over the square root of the games):
+
+    * a step whose interval holds 0: the games at which its interval would be as narrow as
+      the tolerance band (plus or minus ``tolerance``): fewer can never settle it;
+    * a step clear of 0 that may or may not exceed the tolerance: the games at which its
+      interval would clear the tolerance, were the step where it is now (``None`` when it
+      sits within a quarter of the tolerance of it: no useful number).
+
+    ``None`` when the step has no standard error."""
+    if not (step.se > 0 and games > 0 and tolerance > 0):
         return None
+    if step.lo <= 0 <= step.hi:
+        margin = tolerance
+    else:
+        margin = abs(abs(step.diff) - tolerance)
+        if margin < tolerance / 4:
+            return None
     need = games * (Z95 * step.se / margin) ** 2
-    if not math.isfinite(need):
-        return None
-    scale = 10 ** max(0, int(math.log10(max(need, 1))) - 1)
-    return int(math.ceil(need / scale) * scale)  # two significant digits, rounded up
+    return _round_up(need) if math.isfinite(need) else None
 
 
 def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Estimate) -> Verdict:
@@ -144,7 +160,6 @@ def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Es
             f"settled: {lower} -> {upper} changes it by {change(step)}, within {tol}; {value}",
         )
     need = games_to_decide(step, tolerance, games)
-    more = f" (about {need:,} games per tier would decide)" if need and need > games else ""
     if step.lo > 0 or step.hi < 0:
         way = "up" if step.lo > 0 else "down"
         if step.lo > tolerance or step.hi < -tolerance:
@@ -153,11 +168,13 @@ def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Es
                 f"{value}, and a stronger tier may move it further"
             )
         else:
+            more = f" (about {need:,} games per tier would tell)" if need else ""
             text = (
                 f"moving {way}: {lower} -> {upper} changes it by {change(step)}, which may "
                 f"exceed {tol}: not settled: needs more games{more}; {value}"
             )
         return Verdict("moving", way, text, need)
+    more = f" (at least about {need:,} per tier)" if need else ""
     text = (
         f"moving? not settled: needs more games{more}: {lower} -> {upper} changes it by "
         f"{change(step)}, an interval wider than {tol}; {value}"

@@ -126,18 +126,20 @@ def test_verdicts_read_the_top_step_against_the_tolerance():
     beyond = judge(_step(0.05, 0.005), 0.01, "a", "b", answer)
     assert (beyond.state, beyond.direction) == ("moving", "up")
     assert "beyond ±0.01" in beyond.words
-    maybe = judge(_step(-0.008, 0.003), 0.01, "a", "b", answer)  # real, perhaps within
+    maybe = judge(_step(-0.007, 0.003), 0.01, "a", "b", answer)  # real, perhaps within
     assert (maybe.state, maybe.direction) == ("moving", "down")
     assert "not settled: needs more games" in maybe.words
     # the honest case: the step holds 0 but is wider than the tolerance
     wide = judge(_step(0.001, 0.01), 0.01, "a", "b", answer)
     assert (wide.state, wide.direction) == ("moving", None)
     assert "not settled: needs more games" in wide.words
-    # 1.96 * se / sqrt(k) <= 0.01 - 0.001 needs k = (1.96 * 0.01 / 0.009) ** 2 times the games
-    need = 10_000 * (Z95 * 0.01 / 0.009) ** 2
+    # its interval fits within ±0.01 only once 1.96 * se / sqrt(k) <= 0.01: k times the games
+    need = 10_000 * (Z95 * 0.01 / 0.01) ** 2
     assert need <= wide.games_needed <= need * 1.1
-    assert f"{wide.games_needed:,} games per tier" in wide.words
-    assert games_to_decide(_step(0.01, 0.002), 0.01, 1000) is None  # on the tolerance itself
+    assert f"at least about {wide.games_needed:,} per tier" in wide.words
+    # clear of 0, perhaps beyond: the games that would put its interval clear of 0.01
+    assert maybe.games_needed == pytest.approx(10_000 * (Z95 * 0.003 / 0.003) ** 2, rel=0.1)
+    assert games_to_decide(_step(0.011, 0.002), 0.01, 1000) is None  # on the tolerance itself
 
 
 # ------------------------------------------------------------------ resume and precision
