@@ -304,6 +304,7 @@ def test_help_teaches_the_verdicts():
     text = " ".join(r.out.split())
     assert "settled" in text and "moving" in text and "--precision" in text
     assert "dinolab strength dtb --metric first_share" in text
+    assert '--tier "search[rollouts=4]"' in text  # rich markup keeps the brackets
 
 
 def test_report_rewrites_a_strength_folder(curve):

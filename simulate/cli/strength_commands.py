@@ -202,8 +202,8 @@ def strength(
           the step's interval holds 0 but is wider than the tolerance.
 
     Each tier is an ordinary run folder under DIR/tiers/ (report, verify and replay work on
-    it); DIR/strength.json holds every number, DIR/strength.html and strength.md plot each
-    metric against the tiers. With --precision a tier grows in rounds that keep its games;
+    it); DIR/strength.json holds every number, DIR/strength.html plots each metric against the
+    tiers (strength.md: its tables). With --precision a tier grows in rounds that keep its games;
     when --max-games stops it short the command says which metric and tier, keeps what it
     played, and --resume with a larger cap goes on. After a crash or Ctrl-C the same command
     with --resume finishes what is missing.
