@@ -35,7 +35,8 @@ def want_progress(flag: bool | None) -> bool:
 
 @contextmanager
 def progress_bar(label: str, enabled: bool) -> Iterator[Callable[[int, int], None]]:
-    """Yield ``update(done, total)``; draws a bar on stderr when ``enabled``."""
+    """Yield ``update(done, total)``; draws a bar on stderr when ``enabled``. ``total`` may grow
+    between calls (a study that adds games in rounds)."""
     if not enabled:
         yield lambda done, total: None
         return
@@ -60,6 +61,7 @@ def progress_bar(label: str, enabled: bool) -> Iterator[Callable[[int, int], Non
                 first[0] = False
                 update.base = done  # type: ignore[attr-defined]
                 return
-            bar.update(task, completed=done - update.base)  # type: ignore[attr-defined]
+            base = update.base  # type: ignore[attr-defined]
+            bar.update(task, total=total - base, completed=done - base)  # the total may grow
 
         yield update

@@ -22,6 +22,7 @@ from simulate.cli import (  # noqa: F401 (commands)
     restrict_commands,
     run_commands,
     search_commands,
+    strength_commands,
     sweep_commands,
     tune_commands,
 )

@@ -65,6 +65,8 @@ def games(
         cap = f" (at most {st.robust_games:,} games)" if st.robust_games else ""
         demo = f"; the demo plays {g.demo.robust_games:,}" if g.demo.robust_games else ""
         echo(f"  report robustness companion: {st.robust} in every seat{cap}{demo}")
+        tiers = ", ".join(st.curve_tiers)
+        echo(f"  strength curve tiers (dinolab strength), weakest first: {tiers}")
     if g.registry.options:
         echo("\nrestrictable options (restricted play): " + ", ".join(g.registry.options))
     echo(f"\ntables (log schema version {g.schema_version}):")

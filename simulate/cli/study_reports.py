@@ -1,15 +1,17 @@
 """What the study commands share: the metrics' view of a configuration, targets, and the
-reports of study folders (``dinolab report DIR`` on a sweep or a search)."""
+reports of study folders (``dinolab report DIR`` on a sweep, a search or a strength curve)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rules.core.errors import DinolabError
 from simulate.cli.common import game_report
 
 HEADLINE = ("balance", "seat_gap", "first_share", "length", "capped", "shared")
-"""Metrics a search's report shows beside its target's."""
+"""Metrics a search's report shows beside its target's, and a strength curve follows when none
+are named."""
 
 
 def metric_context(setup, tables: tuple[str, ...] | None):
@@ -60,6 +62,9 @@ def write_study_report(
 
     store = open_store(where)
     record = folder.read_record(store)
+    if record["tool"] == "dinolab strength":
+        _, files = write_strength_outputs(where, mapper)
+        return files[1], files[2]
     if record["tool"] != "dinolab sweep":
         return write_search_report(where, mapper)
     record, found = read_sweep(store)
@@ -170,3 +175,47 @@ def _measurable(name: str, ctx) -> bool:
     except MetricError:
         return False
     return True
+
+
+def _strength_config_line(settings: dict) -> str:
+    from simulate.games import get_game
+
+    defaults = get_game(settings["game"]).parameters().to_dict()
+    changed = [f"{k}={v}" for k, v in settings["rules"].items() if defaults.get(k) != v]
+    return (
+        f"seed {settings['seed']}, {settings['players']} players, the same deals at every tier; "
+        f"rules: {', '.join(changed) if changed else 'the game defaults'}"
+    )
+
+
+def write_strength_outputs(where: str, mapper=None) -> tuple[Any, tuple[str, ...]]:
+    """Measure a finished strength folder's steps and verdicts and write ``strength.json``
+    (atomically), ``strength.html`` and ``strength.md`` into it."""
+    from reports.metrics import Context, Estimate, MetricError, resolve
+    from reports.strength import TierMeasured, measure_curve, render, to_json
+    from simulate.games import get_game
+    from simulate.storage import open_store
+    from simulate.study.strength import RESULT, read_strength
+
+    store = open_store(where)
+    record, found = read_strength(store)
+    settings = record["settings"]
+    top = found[-1][1]
+    ctx = Context.of(top, game_report(get_game(settings["game"])))
+    try:
+        refs = [resolve(name, ctx) for name in settings["metrics"]]
+    except MetricError as exc:
+        raise DinolabError(str(exc)) from None
+    tiers = [
+        TierMeasured(name, run, {k: Estimate.from_dict(v) for k, v in metrics.items()})
+        for name, run, metrics in found
+    ]
+    curve = measure_curve(tiers, refs, mapper)
+    shown = {k: settings[k] for k in ("players", "seed", "games", "precision", "rules")}
+    body = to_json(curve, settings["game"], shown)
+    store.write_bytes(RESULT, (json.dumps(body, indent=1) + "\n").encode())
+    html, md = render(curve, settings, _strength_config_line(settings))
+    store.write_bytes("strength.html", html.encode())
+    store.write_bytes("strength.md", md.encode())
+    root = str(store.local or store.url).rstrip("/")
+    return curve, tuple(f"{root}/{n}" for n in (RESULT, "strength.html", "strength.md"))

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rules.core.errors import RuleError
+from rules.core.errors import DinolabError, RuleError
 from rules.core.params import Parameters
 from simulate.kit.buffers import log_types
 from simulate.kit.tables import SHARED_COLUMNS, Kind, Table, schema_digest
@@ -117,6 +117,18 @@ class Strength:
     """The robustness companion's bot, in every seat (a strategy spec)."""
     robust_games: int | None = None
     """At most this many companion games (``None``: no cap beyond ``--robustness-games``)."""
+    tiers: tuple[str, ...] = ()
+    """The strength curve's tiers (``dinolab strength``), weakest first: strategy specs, each
+    played in every seat on the same deals. Empty: :attr:`curve_tiers` derives them."""
+
+    @property
+    def curve_tiers(self) -> tuple[str, ...]:
+        """:attr:`tiers`, or when none are declared ``random``, the field, ``tuned`` and the
+        strongest (last) ladder rung without its ``:GAMES``."""
+        if self.tiers:
+            return self.tiers
+        top = [self.ladder[-1].rpartition(":")[0] or self.ladder[-1]] if self.ladder else []
+        return tuple(dict.fromkeys(["random", self.field, "tuned", *top]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +231,11 @@ class GameSpec:
         demo_n, cap = self.demo.robust_games, self.strength and self.strength.robust_games
         if demo_n is not None and not 1 <= demo_n <= (cap or demo_n):
             raise TypeError(f"{self.name}: Demo.robust_games {demo_n} is not in 1..{cap or 'any'}")
+        for tier in self.strength.curve_tiers if self.strength else ():
+            try:
+                self.registry.parse(tier)
+            except DinolabError as exc:
+                raise TypeError(f"{self.name}: strength tier {tier!r}: {exc}") from None
         object.__setattr__(self, "log_type", log_types(self.name, self.tables))
 
     def __reduce__(self):  # workers import the spec's module instead of unpickling functions

@@ -117,5 +117,7 @@ SPEC = GameSpec(
         "greedy",
         (2, 3, 4, 5),
         ("random:40000", "tuned:40000", "montecarlo[rollouts=8]:8000", "montecarlo:4000"),
+        # the strength curve (dinolab strength), weakest first: the ladder's bots
+        tiers=("random", "greedy", "tuned", "montecarlo[rollouts=8]", "montecarlo"),
     ),
 )

@@ -131,5 +131,7 @@ SPEC = GameSpec(
         "heuristic",
         (3, 4, 5),
         ("random:4000", "tuned:40000", "search[rollouts=4]:2000", "search:1000"),
+        # the strength curve (dinolab strength), weakest first: the ladder's bots
+        tiers=("random", "heuristic", "tuned", "search[rollouts=4]", "search"),
     ),
 )

@@ -112,6 +112,8 @@ SPEC = GameSpec(
         "heuristic",
         (2, 3, 4),
         ("random:4000", "tuned:100000", "search[rollouts=4]:1000", "search:600"),
+        # the strength curve (dinolab strength), weakest first: the ladder's bots
+        tiers=("random", "heuristic", "tuned", "search[rollouts=4]", "search"),
         robust="search[rollouts=4]",
         robust_games=400,
         test_games=100_000,

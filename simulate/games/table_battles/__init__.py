@@ -99,6 +99,8 @@ SPEC = GameSpec(
         "heuristic",
         (2,),
         ("random:4000", "tuned:40000", "search[rollouts=2]:2000", "search:1000"),
+        # the strength curve (dinolab strength), weakest first: the ladder's bots
+        tiers=("random", "heuristic", "tuned", "search[rollouts=2]", "search"),
         ladder_players=2,
         test_games=40_000,
         # tuned barely beats the heuristic here (+1.5 points); two rollouts win 63% against it
