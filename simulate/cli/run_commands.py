@@ -220,19 +220,33 @@ def bench(
             "time against the sweep through warm workers, and the cold command.",
         ),
     ] = False,
+    strong: Annotated[
+        bool,
+        typer.Option(
+            "--strong",
+            help="Measure the strong bot instead: its games/s per core against the strongest "
+            "ladder rung's (search; dkd: montecarlo), side by side, and its win share against "
+            "that rung in every other seat (-n games per usual player count, seats rotated).",
+        ),
+    ] = False,
 ) -> None:
     """Measure kernel and end-to-end throughput, the way docs/benchmarks.md records them.
 
     Per game: the kernel on one core with and without its log buffers (best of five), the
     game's own rows (dkd: the ratio to the C yardstick), the interpreted rate, and a whole
     `dinolab simulate` run with its wall time and peak memory. With --study: the game's
-    declared sweep, its kernel-only time against the sweep through warm workers.
+    declared sweep, its kernel-only time against the sweep through warm workers. With
+    --strong: the strong bot's speed-up and strength against the strongest rung.
     """
     from simulate.bench import run_bench
     from simulate.games import all_games, get_game
 
     for g in [get_game(game)] if game else all_games():
-        if study:
+        if strong:
+            from simulate.bench_strong import run_strong_bench
+
+            text = run_strong_bench(g.name, games)
+        elif study:
             from simulate.bench import run_study_bench
             from simulate.cli.study_reports import choose_metrics, metric_context
 

@@ -64,6 +64,9 @@ class Bench:
     """``--param`` specs of the study benchmark (``dinolab bench GAME --study``)."""
     study_games: int = 50_000
     """Games per point of the study benchmark."""
+    strong_games: int = 2_000
+    """Games per player count of ``dinolab bench GAME --strong``'s head-to-head (``strong``
+    against the strongest ladder rung)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,9 +20,9 @@ SEARCH = (
 )
 DRAFTER = (StrategyParam("rollouts", 16.0, 1.0, 512.0, "rollouts per draft candidate"),)
 STRONG = (
-    StrategyParam("playouts", 16.0, 1.0, 4096.0, "playouts per decision, by sequential halving"),
-    StrategyParam("horizon", 2.0, 1.0, 1000.0, "turns a playout looks ahead"),
-    StrategyParam("candidates", 6.0, 2.0, 64.0, "attacks / placements compared"),
+    StrategyParam("playouts", 8.0, 1.0, 4096.0, "playouts per decision, by sequential halving"),
+    StrategyParam("horizon", 5.0, 1.0, 1000.0, "turns a playout looks ahead"),
+    StrategyParam("candidates", 4.0, 2.0, 64.0, "attacks / placements compared"),
     # fitted on logged games: a logistic model of the winner on the differences after each
     # turn of 20,000 heuristic games (seed 11; docs/table_battles.md, "The strong bot")
     StrategyParam("w_markers", 0.215, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
