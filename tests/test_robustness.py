@@ -15,8 +15,16 @@ import simulate.games.dino_kontra_dino as dkd_game
 from reports.measure import Difference
 from reports.metrics import Estimate
 from reports.robustness import CHANGES, HOLDS, estimate_verdict, ranking_verdict, side
+from simulate.config import RunConfig, build_config
 from simulate.games import all_games
-from simulate.robustness import FOLDER, companion_games, ensure_companion
+from simulate.robustness import (
+    FOLDER,
+    companion_config,
+    companion_games,
+    describe_lineup,
+    ensure_companion,
+    raise_lineup,
+)
 
 TITLE = "## Robustness: with stronger bots"
 
@@ -165,10 +173,18 @@ def test_a_demo_companion_size_outside_the_games_cap_is_refused():
     assert dataclasses.replace(spec, strength=strength).demo.robust_games is None
 
 
-def test_a_declared_bot_skipped_when_missing_or_already_played(dkd, cli, monkeypatch, tmp_path):
-    declare(monkeypatch, "nosuch")
-    found = ensure_companion(dkd, dkd_game.SPEC, 1000, lambda: None, print)
-    assert found.store is None and found.why_not.endswith("no registered 'nosuch' bot yet")
+def test_a_declared_bot_unknown_is_refused_at_registration():
+    strength = dkd_game.SPEC.strength
+    for bad in (
+        {"robust": "nosuch"},
+        {"stronger": {"nosuch": "tuned"}},
+        {"stronger": {"greedy": "tuned[nokey=1]"}},
+    ):
+        with pytest.raises(TypeError, match=r"^dino-kontra-dino: .*'no"):
+            dataclasses.replace(dkd_game.SPEC, strength=dataclasses.replace(strength, **bad))
+
+
+def test_a_lineup_already_at_its_counterparts_is_skipped(cli, monkeypatch, tmp_path):
     run = simulate(cli, tmp_path / "cautious", 40, "cautious")
     recorded = json.loads((run / "manifest.json").read_text())["config"]["strategies"][0]
     for bot in ("cautious", recorded):  # the bare name, and the very values the run played
@@ -182,9 +198,59 @@ def test_a_declared_bot_skipped_when_missing_or_already_played(dkd, cli, monkeyp
 @pytest.mark.parametrize("game", [g for g in all_games() if g.strength], ids=lambda g: g.name)
 def test_every_declared_robust_bot_plays(game):
     st = game.strength
-    setup = game.setup(game.parameters.from_dict({}), st.players[0], st.robust)
-    assert {s.info.name for s in setup.lineup} == {st.robust.split("[")[0]}
+    for bot in [st.robust, *st.stronger.values()]:
+        setup = game.setup(game.parameters.from_dict({}), st.players[0], bot)
+        assert {s.info.name for s in setup.lineup} == {bot.split("[")[0]}
+    assert set(st.stronger) <= set(game.registry.names())
     assert st.robust_games is None or st.robust_games >= 1
+
+
+def config_of(game: str, lineup: str, players: int = 4) -> RunConfig:
+    return build_config(
+        game,
+        n_players=players,
+        strategies=lineup,
+        rotate=True,
+        seed=3,
+        games=1000,
+        chunk_size=None,
+    )[0]
+
+
+@pytest.mark.parametrize("game", [g for g in all_games() if g.strength], ids=lambda g: g.name)
+def test_a_lineup_of_one_bot_keeps_its_companion(game):
+    """One bot in every seat: the counterpart in every seat, as before lineups were kept, so
+    the companions stored for such runs are reused."""
+    base = config_of(game.name, game.strength.field, game.demo.players)
+    config = companion_config(base, game, 100)
+    every = game.setup(game.parameters(), base.n_players, game.strength.robust)
+    assert config.strategies == tuple(s.spec for s in every.lineup)
+    assert describe_lineup(raise_lineup(base, game)) == f"'{game.strength.robust}' in every seat"
+
+
+def test_a_mixed_lineup_keeps_its_positions_and_raises_each(monkeypatch):
+    """Each position is raised to its own counterpart; the parameters its bot sets are
+    carried where the counterpart declares them, with its restricted options; the others
+    are named as not carried."""
+    spec = dkd_game.SPEC
+    declared = {"odds": "tuned", "cautious": "montecarlo[rollouts=8]", "blind": "blind"}
+    strength = dataclasses.replace(spec.strength, stronger=declared)
+    monkeypatch.setattr(dkd_game, "SPEC", dataclasses.replace(spec, strength=strength))
+    lineup = "odds[keep=2,forbid=figure],cautious[aim=0.7],blind[memory=0.5],greedy"
+    base = config_of("dkd", lineup)
+    config = companion_config(base, dkd_game.SPEC, 400)
+    got = spec.registry.lineup(",".join(config.strategies), 4)
+    assert [s.info.name for s in got] == ["tuned", "montecarlo", "blind", "tuned"]
+    tuned = spec.registry.parse("tuned", 4)
+    assert got[0].values == (2.0, tuned.values[1]) and got[0].forbid == ("figure",)
+    assert got[1].values == (8.0,)  # aim is not a montecarlo parameter
+    assert got[2].values == (0.5,)  # the same bot keeps its own values
+    assert got[3].spec == tuned.spec
+    assert (config.seed, config.rotate, config.n_players) == (base.seed, base.rotate, 4)
+    words = describe_lineup(raise_lineup(base, dkd_game.SPEC))
+    assert "odds[keep=2,forbid=figure] -> tuned[keep=2,forbid=figure]" in words
+    assert "cautious[aim=0.7] -> montecarlo[rollouts=8] (aim=0.7 not carried)" in words
+    assert "greedy -> tuned" in words
 
 
 def test_companion_games_keeps_whole_deals():
