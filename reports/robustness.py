@@ -63,7 +63,8 @@ third weakest's for the weakest three) is the *edge*. An item of the run's top (
 above ``edge - t`` (below ``edge + t``): shown to be as strong (weak) as the third within what
 the ranking calls one answer. It *leaves* when its interval lies wholly below (above) the
 edge, so that the companion's games place it outside, or when the companion does not measure
-it; otherwise it is *unclear*. The conclusion **holds** when at least two of the three stay,
+it while the run does on the same games; otherwise it is *unclear* (an item neither measures
+on these games included). The conclusion **holds** when at least two of the three stay,
 **changes** when at least two leave, and is **undecided** otherwise; the games that would
 decide it are the fewest at which enough unclear items would be decided for two to stay or
 two to leave, each item by the power calculation above (:func:`item_decided`, the edge taken
@@ -372,17 +373,21 @@ def rank_items(
     tolerance: float,
     games: int,
     k: int = TOP,
+    same: pl.DataFrame | None = None,
 ) -> tuple[float, list[Item]]:
     """The companion's edge (its ``k``-th value) and each named item's state (module
     docstring), on the companion's :class:`~reports.metrics.Ranking` table ``b`` of
-    ``games`` games. The weakest three are the strongest three of the negated values."""
+    ``games`` games. The weakest three are the strongest three of the negated values. An
+    item the companion does not measure leaves, unless the run does not measure it on the
+    same games either (``same``): then these games cannot tell (unclear)."""
     ranked = _ranked(b, strongest)
     edge = float(ranked["value"][k - 1])
+    measured = set() if same is None else set(_ranked(same, strongest)["name"].to_list())
     out = []
     for name in named:
         row = ranked.filter(pl.col("name") == name)
         if row.is_empty():
-            out.append(Item(name, "leaves"))
+            out.append(Item(name, "leaves" if name in measured else "unclear"))
             continue
         r = row.row(0, named=True)
         e = _row_estimate(r, games)
@@ -447,7 +452,7 @@ def ranking_verdict(
     if len(names) < 2 or ranked.height < min(k, len(names)):
         why = f"{ranked.height} measured with stronger bots" if len(names) >= 2 else "too few items"
         return Verdict(conclusion, reported, same_text, "", "", None, why)
-    edge, items = rank_items(names, b, strongest, tolerance, games, k)
+    edge, items = rank_items(names, b, strongest, tolerance, games, k, same)
     stronger = _placed(names, b, strongest, unit) + (
         f"; third: {fmt(edge, unit)}; top three: {', '.join(ranked.head(k)['name'])}"
     )
@@ -465,7 +470,14 @@ def ranking_verdict(
         tol = fmt_tolerance(tolerance, unit)
         detail += f" (an item stays within {tol} of the third, {fmt(edge, unit)})"
     if verdict == UNDECIDED:
-        detail = f"{deciding(n, games, logged)}; {detail}"
+        unmeasured = [i.name for i in items if i.state == "unclear" and i.estimate is None]
+        if n is None and unmeasured:
+            detail = (
+                f"more games would decide, how many is unknown ({', '.join(unmeasured)} not "
+                f"measured on the run's first {games:,} games); {detail}"
+            )
+        else:
+            detail = f"{deciding(n, games, logged)}; {detail}"
     return Verdict(conclusion, reported, same_text, stronger, change, verdict, detail, n)
 
 
@@ -502,6 +514,8 @@ def _changes(names: Sequence[str], a: pl.DataFrame, b: pl.DataFrame, unit: str) 
 
 
 def _item_text(item: Item, unit: str) -> str:
+    if item.estimate is None and item.state == "unclear":
+        return f"{item.name} is not measured on these games (by either)"
     if item.estimate is None:
         return f"{item.name} is not measured with stronger bots"
     rank = _ordinal(item.rank) if item.rank is not None else "?"

@@ -456,6 +456,18 @@ def test_rankings_undecided_name_the_games():
     assert "unclear: g is 4th" in v.verdict and v.same == "n/a"
 
 
+def test_an_item_neither_run_measures_on_the_same_games_is_unclear_not_gone():
+    b = table({"x": 0.9, "g": 0.8, "f": 0.75, "z": 0.7})  # h not measured, g and f stay
+    v = rank(b)  # the run measures h on the same games: the stronger bots lost it
+    assert v.state == HOLDS and "leave: h is not measured with stronger bots" in v.verdict
+    b = table({"x": 0.9, "y": 0.8, "z": 0.7, "g": 0.1, "f": 0.75})
+    same = RUN.filter(pl.col("name") != "h")
+    v = rank(b, same=same)  # nobody measures h on these games: no count can be given
+    assert v.state == UNDECIDED and v.games is None
+    assert "how many is unknown (h not measured on the run's first 1,000 games)" in v.verdict
+    assert "h is not measured on these games (by either)" in v.verdict
+
+
 # ------------------------------------------------------------------ small run pairs
 
 
