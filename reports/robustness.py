@@ -837,6 +837,7 @@ def section(
 
 
 COLORS = {HOLDS: "#eef6ee", CHANGES: "#fbeeee", UNDECIDED: "#fdf6e3"}
+SHORT = {HOLDS: "holds", CHANGES: "changes", UNDECIDED: "undecided"}
 
 
 def plot(verdicts: Sequence[Verdict], bot: str = "stronger bots", games: int = 0) -> bytes | None:
@@ -867,7 +868,7 @@ def plot(verdicts: Sequence[Verdict], bot: str = "stronger bots", games: int = 0
         ax.set_yticks([2, 1, 0], ["whole run", same, bot], fontsize=7)
         ax.set_ylim(-0.6, 2.6)
         ax.tick_params(axis="x", labelsize=7)
-        ax.set_title(f"{label}: {v.state or 'not measurable'}", fontsize=8)
+        ax.set_title(f"{label}: {SHORT.get(v.state or '', 'not measurable')}", fontsize=8)
         ax.set_facecolor(COLORS.get(v.state or "", "white"))
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(
