@@ -27,6 +27,7 @@ from reports.aggregate import (
     outer_part,
     read_range,
     run_all,
+    second_pass,
 )
 from reports.metrics import Estimate, Feature, Ref, tables_for
 from reports.models.clustered import Cross, means_covariance
@@ -181,6 +182,48 @@ class _Slice:
         return read_range(self.run, table, self.start, self.stop, wanted).select(columns)
 
     def __getattr__(self, name: str) -> Any:
+        return getattr(self.run, name)
+
+
+class FirstGames:
+    """The first ``n`` games of a run, read as a run of their own: the games a shorter run of
+    the same seed also played (a robustness companion), so that both are measured on the same
+    games. Its chunks are the run's cut at game ``n`` and its tables hold ``game_id < n``; a
+    report's prefetched whole-run results are not carried over."""
+
+    def __init__(self, run: RunData, n: int):
+        base, _ = second_pass(run)
+        self.run, self.n = base, int(n)
+        chunks_ = {
+            i: {**c, "stop": min(c["stop"], self.n)}
+            for i, c in base.manifest["chunks"].items()
+            if c["start"] < self.n
+        }
+        config = {**base.manifest["config"], "games": self.n}
+        self.manifest = {**base.manifest, "config": config, "chunks": chunks_}
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.manifest["config"]
+
+    @property
+    def games_logged(self) -> int:
+        return sum(c["stop"] - c["start"] for c in self.manifest["chunks"].values())
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        return self.run.scan(table).filter(pl.col("game_id") < self.n)
+
+    def read(self, table: str, chunk: int, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        listed = {int(i): c for i, c in self.run.manifest["chunks"].items()}
+        if listed[int(chunk)]["stop"] <= self.n:
+            return self.run.read(table, chunk, columns)
+        wanted = None if columns is None else list(dict.fromkeys(["game_id", *columns]))
+        out = self.run.read(table, chunk, wanted).filter(pl.col("game_id") < self.n)
+        return out if columns is None else out.select(columns)
+
+    def __getattr__(self, name: str) -> Any:  # game, title, n_players, data ...
+        if name in ("prefetched", "run", "n"):
+            raise AttributeError(name)
         return getattr(self.run, name)
 
 

@@ -220,6 +220,19 @@ class Ranking:
     unit: str
     """``share`` (shown in per cent), ``pp`` (win-share points, signed) or a unit name."""
     table: Callable[[RunData, Mapper | None], pl.DataFrame]
+    tolerance: float | None = None
+    """Two values closer than this are the same answer (``None``: one point of win share,
+    0.01, for the ``share`` and ``pp`` units; required for any other unit): an item within it
+    of the stronger bots' third stays in their top three (:mod:`reports.robustness`)."""
+
+    def __post_init__(self) -> None:
+        if self.tolerance is None and self.unit not in ("share", "pp"):
+            raise ValueError(f"ranking of {self.items} in {self.unit}: declare its tolerance")
+
+    @property
+    def within(self) -> float:
+        """The tolerance in force (:attr:`tolerance`, or 0.01 for shares and ``pp``)."""
+        return 0.01 if self.tolerance is None else self.tolerance
 
 
 @dataclasses.dataclass(frozen=True)

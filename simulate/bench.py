@@ -26,6 +26,7 @@ from pathlib import Path
 from rules.core.errors import DinolabError
 from simulate.games import get_game
 from simulate.kit.play import kernel_seconds, warmup
+from simulate.progress import rate_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,15 +111,13 @@ def run_bench(game_name: str, games: int | None = None) -> str:
 
     kernel_nolog = best(False)
     kernel_log = best(True)
-    rows.append((f"kernel, {lineup} x{players}, no logs, 1 core", f"{kernel_nolog:,.0f} games/s"))
-    rows.append(
-        (f"kernel, {lineup} x{players}, all log buffers, 1 core", f"{kernel_log:,.0f} games/s")
-    )
+    rows.append((f"kernel, {lineup} x{players}, no logs, 1 core", rate_text(kernel_nolog)))
+    rows.append((f"kernel, {lineup} x{players}, all log buffers, 1 core", rate_text(kernel_log)))
     if bench.extra is not None:
         rows.extend(bench.extra(n_kernel))
     n_interp = bench.interpreted_games
     interp = _interpreted_rate(game.name, lineup, players, n_interp)
-    rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", f"{interp:,.0f} games/s"))
+    rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", rate_text(interp)))
     rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))
     with tempfile.TemporaryDirectory() as tmp:
         args = [
@@ -139,7 +138,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows.append(
         (
             f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
-            f"{seconds:.1f} s wall, {n_e2e / seconds:,.0f} games/s",
+            f"{seconds:.1f} s wall, {rate_text(n_e2e / seconds)}",
         )
     )
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))

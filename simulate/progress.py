@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,12 +21,34 @@ from rich.progress import (
 from rich.text import Text
 
 
+def significant(value: float, digits: int = 2) -> str:
+    """``value`` rounded to ``digits`` significant digits, with thousands separators and no
+    trailing exponent: 1.3, 27, 24,000, 0.054."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return str(value)
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    rounded = round(value, digits - 1 - exponent)
+    if abs(rounded) >= 10 ** (exponent + 1):  # 9.96 -> 10: one digit more before the point
+        exponent += 1
+        rounded = round(value, digits - 1 - exponent)
+    decimals = max(0, digits - 1 - exponent)
+    return f"{rounded:,.{decimals}f}"
+
+
+def rate_text(per_second: float, unit: str = "games") -> str:
+    """A rate as every command prints it, two significant digits: ``1.3 games/s``,
+    ``27 games/s``, ``24,000 games/s``."""
+    return f"{significant(per_second)} {unit}/s"
+
+
 class RateColumn(ProgressColumn):
     """Games per second since the bar started."""
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f} games/s" if speed else "", style="progress.data.speed")
+        return Text(rate_text(speed) if speed else "", style="progress.data.speed")
 
 
 def want_progress(flag: bool | None) -> bool:

@@ -343,3 +343,15 @@ def test_dinolab_workers_sets_the_default_worker_count(cli, tmp_path, monkeypatc
     monkeypatch.setenv("DINOLAB_WORKERS", "1")
     r = cli("simulate", "dkd", "-n", "10", "--out", tmp_path / "one", "--no-progress")
     assert r.code == 0 and "1 worker" in r.err + r.out, r.err
+
+
+def test_rates_are_printed_with_two_significant_digits():
+    from simulate.progress import rate_text, significant
+
+    assert rate_text(12 / 9.2) == "1.3 games/s"  # 12 EVO search games in 9.2 s, not "1"
+    assert rate_text(27.4) == "27 games/s"
+    assert rate_text(24_321.0) == "24,000 games/s"
+    assert rate_text(817_468.0) == "820,000 games/s"
+    assert rate_text(0.0543, "points") == "0.054 points/s"
+    assert significant(9.96) == "10" and significant(99.6) == "100" and significant(0.999) == "1.0"
+    assert significant(0) == "0" and significant(-1234) == "-1,200"

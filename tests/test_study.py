@@ -545,7 +545,8 @@ def test_dinolab_games_lists_knobs_and_metrics(cli):
     assert "max_surplus:" in r.out and "first_share:" in r.out and "scale 0.5" in r.out
     r = cli("games", "oos")
     assert "deck.<entry>.copies  [1..64]" in r.out and "carnivore_points:" in r.out
-    assert "search[rollouts=4] in every seat (at most 400 games); the demo plays 200" in r.out
+    assert "companion (the lineup kept, each seat's bot raised): every bot" in r.out
+    assert "every bot -> search[rollouts=4] (at most 400 games); the demo plays 200" in r.out
 
 
 def test_a_study_folder_of_another_kind_is_refused(cli, search_dir):

@@ -50,7 +50,11 @@ def gene_ranking(run: RunData, mapper: Mapper | None = None) -> pl.DataFrame:
 
 
 RANKING = Ranking(
-    "genes", "surplus: value minus price, points against the average gene", "points", gene_ranking
+    "genes",
+    "surplus: value minus price, points against the average gene",
+    "points",
+    gene_ranking,
+    tolerance=0.5,  # surplus's own tolerance (its scale)
 )
 """The report's gene surplus, most underpriced to most overpriced (for robustness)."""
 

@@ -85,9 +85,9 @@ def report(
     robustness: Annotated[
         bool,
         typer.Option(
-            help="Re-measure the headline conclusions with the game's strongest practical bot "
-            "(tuned, or search at a small budget) in every seat on the run's first games "
-            "(played once, stored in RUN/robustness/)."
+            help="Re-measure the headline conclusions with stronger bots on the run's first "
+            "games: the lineup kept, each seat's bot raised to its stronger counterpart (tuned, "
+            "or search at a small budget) (played once, stored in RUN/robustness/)."
         ),
     ] = True,
     robustness_games: Annotated[
@@ -121,10 +121,11 @@ def report(
 
     The analyses read the run one chunk at a time, so memory does not grow with the run.
     Variants made with `dinolab compare` get a paired comparison section each. The section
-    "Robustness: with stronger bots" says per headline conclusion whether it holds with the
-    game's strongest practical bot in every seat (tuned, or search at a small budget, as the
-    game declares: `dinolab games GAME`), on the run's first --robustness-games games (fewer
-    where the game caps a slow bot; played once and stored in RUN/robustness/;
+    "Robustness: with stronger bots" says per headline conclusion whether it holds, changes or
+    is undecided (and how many games would decide) with stronger bots: the run's lineup kept,
+    each seat's bot raised to its stronger counterpart (tuned, or search at a small budget, as
+    the game declares: `dinolab games GAME`), on the run's first --robustness-games games
+    (fewer where the game caps a slow bot; played once and stored in RUN/robustness/;
     --no-robustness skips it). RUN may also be a study folder
     (`dinolab sweep`, `dinolab search`): its report compares the points.
 

@@ -64,7 +64,10 @@ def games(
         echo(f"  {st.ladder_players} players, each rung against {st.field}: {', '.join(st.ladder)}")
         cap = f" (at most {st.robust_games:,} games)" if st.robust_games else ""
         demo = f"; the demo plays {g.demo.robust_games:,}" if g.demo.robust_games else ""
-        echo(f"  report robustness companion: {st.robust} in every seat{cap}{demo}")
+        echo(
+            "  report robustness companion (the lineup kept, each seat's bot raised): "
+            f"{st.describe()}{cap}{demo}"
+        )
         tiers = ", ".join(st.curve_tiers)
         echo(f"  strength curve tiers (dinolab strength), weakest first: {tiers}")
     if g.registry.options:

@@ -110,7 +110,7 @@ def simulate(
     from simulate.config import RunConfig, build_config
     from simulate.games import get_game
     from simulate.manifest import read_manifest, run_config
-    from simulate.progress import progress_bar, want_progress
+    from simulate.progress import progress_bar, rate_text, want_progress
     from simulate.runner import check_out_dir, run
     from simulate.storage import open_store
 
@@ -159,7 +159,7 @@ def simulate(
         return
     echo(
         f"wrote {summary.games_run:,} games to {out} in {summary.seconds:.1f} s "
-        f"({summary.games_per_second:,.0f} games/s, {executor.workers} worker"
+        f"({rate_text(summary.games_per_second)}, {executor.workers} worker"
         f"{'s' if executor.workers != 1 else ''})"
     )
     echo(f"data: {setup.describe_data()}")

@@ -17,7 +17,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,7 +25,7 @@ from rules.core.errors import DinolabError, RuleError
 from rules.core.params import Parameters
 from simulate.kit.buffers import log_types
 from simulate.kit.tables import SHARED_COLUMNS, Kind, Table, schema_digest
-from strategies.core.registry import Registry, Strategy
+from strategies.core.registry import Registry, Strategy, StrategyError
 
 if TYPE_CHECKING:
     from simulate.kit.check import Checker
@@ -104,11 +104,20 @@ class Strength:
     measured against, at the game's usual player counts ``players`` (the shipped ``tuned`` bot
     must beat it at each, tests/test_tuned.py), and the ladder's rungs, each played against
     the field at ``ladder_players`` and put on one scale by ``dinolab rate``
-    (``BOT:GAMES``, docs/<game>.md). ``robust`` is the bot the report's robustness companion
-    (``simulate.robustness``) plays in every seat: the strongest practical one, ``tuned`` or a
-    strategy spec such as ``search[rollouts=2]`` where tuning barely beats the field;
-    ``robust_games`` caps the companion's games for a slow bot (it plays the least of the run's
-    games, ``--robustness-games`` and this)."""
+    (``BOT:GAMES``, docs/<game>.md).
+
+    The report's robustness companion (``simulate.robustness``) keeps the run's lineup and
+    raises each position's bot to its *stronger counterpart*: :attr:`stronger` maps a bot's
+    registered name to a strategy spec, and every bot it does not name goes to :attr:`robust`
+    (the strongest practical bot: ``tuned``, or a spec such as ``search[rollouts=2]`` where
+    tuning barely beats the field). The parameters a position's bot sets away from its own
+    defaults are carried over to its counterpart when the counterpart declares parameters of
+    the same names (``heuristic[aggression=2]`` -> ``tuned[aggression=2]``), and so are its
+    file parameters and restricted options; the spec's own values win. Pointing every bot at
+    another one (``strong``) is one line: ``robust="strong"``. Checked at registration:
+    unknown bot names and specs that do not parse are refused. ``robust_games`` caps the
+    companion's games for a slow bot (it plays the least of the run's games,
+    ``--robustness-games`` and this)."""
 
     field: str
     players: tuple[int, ...]
@@ -117,7 +126,10 @@ class Strength:
     test_games: int = 20_000
     """Rotated games per player count in the test."""
     robust: str = "tuned"
-    """The robustness companion's bot, in every seat (a strategy spec)."""
+    """The stronger counterpart of every bot :attr:`stronger` does not name (a strategy spec)."""
+    stronger: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """A bot's registered name -> its stronger counterpart's spec, where that is not
+    :attr:`robust` (``{"greedy": "montecarlo[rollouts=8]"}``)."""
     robust_games: int | None = None
     """At most this many companion games (``None``: no cap beyond ``--robustness-games``)."""
     tiers: tuple[str, ...] = ()
@@ -132,6 +144,34 @@ class Strength:
             return self.tiers
         top = [self.ladder[-1].rpartition(":")[0] or self.ladder[-1]] if self.ladder else []
         return tuple(dict.fromkeys(["random", self.field, "tuned", *top]))
+
+    def counterpart(self, bot: str) -> str:
+        """The spec of the stronger counterpart of the bot registered as ``bot``."""
+        return self.stronger.get(bot, self.robust)
+
+    def describe(self) -> str:
+        """The declaration in one line (``dinolab games GAME``)."""
+        named = [f"{bot} -> {spec}" for bot, spec in self.stronger.items()]
+        rest = "every other bot" if named else "every bot"
+        return ", ".join([*named, f"{rest} -> {self.robust}"])
+
+    def check(self, game: str, registry: Registry) -> None:
+        """Refuse a declaration naming a bot the game does not register, or a counterpart
+        spec that does not parse (``TypeError``, one line)."""
+        known = registry.names()
+        for bot in self.stronger:
+            if bot not in known:
+                names = ", ".join(known)
+                raise TypeError(
+                    f"{game}: Strength.stronger names unknown bot '{bot}' (known: {names})"
+                )
+        for bot, spec in [*self.stronger.items(), ("every other bot", self.robust)]:
+            try:
+                registry.parse(spec)
+            except StrategyError as e:
+                raise TypeError(
+                    f"{game}: the stronger counterpart of {bot}, '{spec}': {e}"
+                ) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,6 +271,8 @@ class GameSpec:
                 raise TypeError(f"{self.name}.{table} lacks {sorted(missing)}")
         if importlib.util.find_spec(self.report) is None:
             raise TypeError(f"{self.name}: no report module {self.report}")
+        if self.strength is not None:
+            self.strength.check(self.name, self.registry)
         demo_n, cap = self.demo.robust_games, self.strength and self.strength.robust_games
         if demo_n is not None and not 1 <= demo_n <= (cap or demo_n):
             raise TypeError(f"{self.name}: Demo.robust_games {demo_n} is not in 1..{cap or 'any'}")

@@ -38,6 +38,7 @@ def bench_rows(n_games: int) -> list[tuple[str, str]]:
     """C and numba on the yardstick's deck and bots, best of several runs each, and the ratio."""
     from simulate.games import get_game
     from simulate.kit.play import kernel_seconds
+    from simulate.progress import rate_text
 
     if not available():
         return [("C yardstick", f"skipped: needs gcc and {SOURCE}")]
@@ -48,7 +49,7 @@ def bench_rows(n_games: int) -> list[tuple[str, str]]:
         c = max(c_rate(exe, n_games) for _ in range(3))
     ours = max(n_games / kernel_seconds(setup, n_games, False) for _ in range(5))
     return [
-        ("C yardstick (same deck and bots, no logs), 1 core", f"{c:,.0f} games/s"),
-        ("kernel on the yardstick's deck, no logs, 1 core", f"{ours:,.0f} games/s"),
+        ("C yardstick (same deck and bots, no logs), 1 core", rate_text(c)),
+        ("kernel on the yardstick's deck, no logs, 1 core", rate_text(ours)),
         ("ratio kernel / C", f"{ours / c:.2f}"),
     ]
