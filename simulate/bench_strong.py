@@ -33,6 +33,7 @@ from simulate.config import build_config
 from simulate.games import get_game
 from simulate.kit.play import play_logs, warmup
 from simulate.kit.spec import GameSpec
+from simulate.progress import significant
 from simulate.runner import run
 
 STRONG = "strong"
@@ -119,10 +120,6 @@ def head_to_head(game: GameSpec, players: int, rung: str, games: int) -> Share:
         return label_share(out, players, STRONG)
 
 
-def _rate(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.2g}"
-
-
 def run_strong_bench(game_name: str, games: int | None = None) -> str:
     """Every measurement for one game, as a Markdown section with the command."""
     game = get_game(game_name)
@@ -138,7 +135,7 @@ def run_strong_bench(game_name: str, games: int | None = None) -> str:
         if share.low > fair:
             verdict = "stronger"
         rows.append(
-            f"| {p} | {_rate(slow)} | {_rate(fast)} | {fast / slow:,.1f}x | "
+            f"| {p} | {significant(slow)} | {significant(fast)} | {fast / slow:,.1f}x | "
             f"{share.value:.1%} [{share.low:.1%}, {share.high:.1%}] of {share.games:,} | "
             f"{fair:.1%} | {verdict} |"
         )

@@ -16,7 +16,7 @@ ODDS = (
     StrategyParam("field", 1.0, 0.0, 2.0, "opponents' strength: 1 = they play their best"),
 )
 STRONG = (
-    StrategyParam("playouts", 64.0, 1.0, 4096.0, "imagined games per decision, by halving"),
+    StrategyParam("playouts", 32.0, 1.0, 4096.0, "imagined games per decision, by halving"),
     StrategyParam("horizon", 3.0, 1.0, 100.0, "rounds an imagined game looks ahead"),
     # fitted on logged games: a logistic model of the win share on the margin after each round
     # but the last of 4-player heuristic games (docs/dino_kontra_dino.md, "The strong bot")

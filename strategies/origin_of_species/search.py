@@ -37,7 +37,15 @@ from rules.origin_of_species.constants import (
     PASS,
     ROUND_DONE,
 )
-from rules.origin_of_species.engine import COUNT, actions, advance, apply, final_result, pack
+from rules.origin_of_species.engine import (
+    COUNT,
+    actions,
+    advance,
+    apply,
+    final_result,
+    pack,
+    seat_score,
+)
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.state import CHANCE, N_STREAMS, STATE
 from strategies.core.montecarlo import SALT, instantiate, margin_value
@@ -129,13 +137,18 @@ def outcome(tb, sim, seat) -> float:
 
 @jit
 def evaluate(tb, sim, seat, slope, bias) -> float:
-    """``seat``'s prospects in an unfinished game, from its score's margin over the best
-    opponent's (:func:`~strategies.core.montecarlo.margin_value`)."""
-    best_other = -(1 << 30)
+    """``seat``'s prospects in an unfinished game, from the margin of the points it would
+    score if the game ended now over the best opponent's (the turns table's ``score``, on
+    which the evaluation was fitted; :func:`~strategies.core.montecarlo.margin_value`)."""
+    mine = np.int64(0)
+    best_other = np.int64(-(1 << 30))
     for q in range(tb.n_players):
-        if q != seat:
-            best_other = max(best_other, sim.score[q])
-    return margin_value(sim.score[seat] - best_other, slope, bias)
+        points = seat_score(tb, sim, q)[0]
+        if q == seat:
+            mine = points
+        else:
+            best_other = max(best_other, points)
+    return margin_value(mine - best_other, slope, bias)
 
 
 @jit_inline
