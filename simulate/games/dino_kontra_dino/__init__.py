@@ -117,7 +117,15 @@ SPEC = GameSpec(
         "greedy",
         (2, 3, 4, 5),
         ("random:40000", "tuned:40000", "montecarlo[rollouts=8]:8000", "montecarlo:4000"),
-        # the strength curve (dinolab strength), weakest first: the ladder's bots
-        tiers=("random", "greedy", "tuned", "montecarlo[rollouts=8]", "montecarlo"),
+        # the strength curve (dinolab strength), weakest first: strong at doubling budgets
+        tiers=(
+            "random",
+            "greedy",
+            "tuned",
+            "strong[playouts=16]",
+            "strong",
+            "strong[playouts=64]",
+        ),
+        robust="strong",
     ),
 )

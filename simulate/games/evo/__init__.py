@@ -108,7 +108,7 @@ SPEC = GameSpec(
         study=("start_points=4,6,8", "gene_bag.tail=3,6,9"),
         study_games=100_000,
     ),
-    demo=Demo(4, "heuristic", games=200_000, rotate=False, test_games=600),
+    demo=Demo(4, "heuristic", games=200_000, rotate=False, test_games=600, robust_games=1000),
     report="reports.evo",
     notebook="notebooks/evo.ipynb",
     report_variants=(
@@ -131,7 +131,16 @@ SPEC = GameSpec(
         "heuristic",
         (3, 4, 5),
         ("random:4000", "tuned:40000", "search[rollouts=4]:2000", "search:1000"),
-        # the strength curve (dinolab strength), weakest first: the ladder's bots
-        tiers=("random", "heuristic", "tuned", "search[rollouts=4]", "search"),
+        # the strength curve (dinolab strength), weakest first: strong at doubling budgets
+        tiers=(
+            "random",
+            "heuristic",
+            "tuned",
+            "strong[playouts=8]",
+            "strong",
+            "strong[playouts=32]",
+        ),
+        robust="strong",
+        robust_games=2000,
     ),
 )

@@ -103,7 +103,7 @@ SPEC = GameSpec(
         games=100_000,
         rotate=True,
         test_games=240,
-        robust_games=200,
+        robust_games=1000,
     ),
     report="reports.origin_of_species",
     notebook="notebooks/origin_of_species.ipynb",
@@ -112,10 +112,17 @@ SPEC = GameSpec(
         "heuristic",
         (2, 3, 4),
         ("random:4000", "tuned:100000", "search[rollouts=4]:1000", "search:600"),
-        # the strength curve (dinolab strength), weakest first: the ladder's bots
-        tiers=("random", "heuristic", "tuned", "search[rollouts=4]", "search"),
-        robust="search[rollouts=4]",
-        robust_games=400,
+        # the strength curve (dinolab strength), weakest first: strong at doubling budgets
+        tiers=(
+            "random",
+            "heuristic",
+            "tuned",
+            "strong[playouts=12]",
+            "strong",
+            "strong[playouts=48]",
+        ),
+        robust="strong",
+        robust_games=2000,
         test_games=100_000,
     ),
 )

@@ -91,7 +91,7 @@ SPEC = GameSpec(
         study=("dice=4..7", "markers_per_dino=2..4"),
         study_games=50_000,
     ),
-    demo=Demo(2, "heuristic", games=300_000, rotate=False, test_games=600, robust_games=2000),
+    demo=Demo(2, "heuristic", games=300_000, rotate=False, test_games=600, robust_games=4000),
     report="reports.table_battles",
     notebook="notebooks/table_battles.ipynb",
     symmetry=Symmetry(2, ("random", "heuristic", "tuned")),
@@ -99,12 +99,19 @@ SPEC = GameSpec(
         "heuristic",
         (2,),
         ("random:4000", "tuned:40000", "search[rollouts=2]:2000", "search:1000"),
-        # the strength curve (dinolab strength), weakest first: the ladder's bots
-        tiers=("random", "heuristic", "tuned", "search[rollouts=2]", "search"),
+        # the strength curve (dinolab strength), weakest first: strong at doubling budgets
+        tiers=(
+            "random",
+            "heuristic",
+            "tuned",
+            "strong[playouts=4]",
+            "strong",
+            "strong[playouts=16]",
+        ),
         ladder_players=2,
         test_games=40_000,
-        # tuned barely beats the heuristic here (+1.5 points); two rollouts win 63% against it
-        robust="search[rollouts=2]",
+        # as strong as search at 20 times its speed (docs/benchmarks.md, bench --strong)
+        robust="strong",
         robust_games=4000,
     ),
 )
