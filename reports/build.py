@@ -55,12 +55,18 @@ def length_table(length: pl.DataFrame, most: int = 25) -> pl.DataFrame:
 
 
 def headline(
-    run: RunData, precision: float | None = None, game: GameReport | None = None
+    run: RunData,
+    precision: float | None = None,
+    game: GameReport | None = None,
+    stronger: tuple[robust.Verdict, str] | None = None,
 ) -> Section:
     """The first table of every report: the balance answers, each with its interval and n.
 
     Its figures are the declared metrics (:mod:`reports.metrics`, as ``compare``, sweeps and
-    searches measure them): the shared headline ones and the game's own game-by-game ones."""
+    searches measure them): the shared headline ones and the game's own game-by-game ones.
+    Each row names the bots it holds for (its *tier*). ``stronger``: the first mover's verdict
+    with stronger bots (:func:`reports.robustness.conclusions`) and their label, shown beside
+    the run's figure, and before it when the stronger bots change the answer."""
     bal = common.seat_balance(run)
     conv = common.convergence(run)
     refs = compare.headline_refs([run], game)
@@ -81,6 +87,7 @@ def headline(
             "p below 0.05 would mean the seats differ beyond sampling noise",
         ),
     ]
+    first_at = len(rows)
     if "first_share" in est:
         rows.append(
             (
@@ -138,14 +145,33 @@ def headline(
                 f"play about {more:,} more games" if more else "already reached",
             )
         )
-    table = pl.DataFrame(rows, schema=["measure", "value", "note"], orient="row")
+    tier = robust.bot_label(run)
+    rows = [(m, v, tier if k else "", note) for k, (m, v, note) in enumerate(rows)]
+    lead = ""
+    if stronger is not None:
+        verdict, bots = stronger
+        row = (
+            f"{rows[first_at][0].split(':')[0]} with stronger bots (the run's first games)",
+            verdict.stronger,
+            bots,
+            verdict.verdict,
+        )
+        changes = verdict.state == robust.CHANGES
+        rows.insert(first_at if changes else first_at + 1, row)
+        if changes:
+            lead = (
+                f" Stronger bots ({bots}) change who is favoured, so their figure leads; the "
+                f"run's own figure below it describes {tier} play."
+            )
+    table = pl.DataFrame(rows, schema=["measure", "value", "tier", "note"], orient="row")
     return Section(
         "Balance at a glance",
-        "The headline figures of this run, each with its 95% interval and sample size; the "
-        "sections below give the details and definitions. The metric names are those "
-        "`dinolab compare`, `sweep` and `search` use (`dinolab games GAME` lists them).",
+        "The headline figures of this run, each with its 95% interval and sample size, and "
+        "the bots (tier) each holds for; the sections below give the details and definitions. "
+        "The metric names are those `dinolab compare`, `sweep` and `search` use (`dinolab "
+        "games GAME` lists them)." + lead,
         table,
-        {"measure": "str", "value": "str", "note": "str"},
+        {"measure": "str", "value": "str", "tier": "str", "note": "str"},
         key="headline",
     )
 
@@ -160,7 +186,10 @@ def num_ci(e: Estimate) -> str:
 
 
 def common_sections(
-    run: RunData, precision: float | None = None, game: GameReport | None = None
+    run: RunData,
+    precision: float | None = None,
+    game: GameReport | None = None,
+    stronger: tuple[robust.Verdict, str] | None = None,
 ) -> list[Section]:
     """The sections every game's report has (after the game's own come the variants)."""
     seats = common.seat_win_share(run)
@@ -170,7 +199,7 @@ def common_sections(
     clustered = " clustered by deal (seats were rotated)" if run.config["rotate"] else ""
     best = seats.sort("diff", descending=True).row(0, named=True)
     sections = [
-        headline(run, precision, game),
+        headline(run, precision, game, stronger),
         Section(
             "Seat advantage",
             f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
@@ -375,9 +404,10 @@ def build_sections(
     game: GameReport | None = None,
     variants: Sequence[tuple[RunData, str]] = (),
     precision: float | None = None,
+    stronger: tuple[robust.Verdict, str] | None = None,
 ) -> list[Section]:
     """Every section of the run's report, in order: common, the game's own, variants."""
-    sections = common_sections(run, precision, game)
+    sections = common_sections(run, precision, game, stronger)
     if logs_some_tables(run):
         game = None
         sections.append(
@@ -527,10 +557,15 @@ def report(
     if checked:
         wanted.append(robust.partial(run, game))
     run = prefetch(run, wanted, mapper)
-    sections = build_sections(run, game, variants, precision)
+    verdicts = None
+    stronger = None
+    if checked:
+        verdicts = robust.conclusions(run, robustness[0], game, mapper)
+        stronger = (verdicts[0], robust.bot_label(robustness[0]))
+    sections = build_sections(run, game, variants, precision, stronger)
     if robustness is not None:
         companion, why_not = robustness
-        sections.append(robust.section(run, game, companion, why_not, mapper))
+        sections.append(robust.section(run, game, companion, why_not, mapper, verdicts))
     return render_html(run, sections), render_markdown(run, sections)
 
 

@@ -783,14 +783,16 @@ def section(
     companion: RunData | None,
     why_not: str = "",
     mapper: Mapper | None = None,
+    verdicts: Sequence[Verdict] | None = None,
 ) -> Section:
     """The report's section "Robustness: with stronger bots": a table of the conclusions
     with their figures and verdicts, and a plot of the one-number conclusions (or why there
-    is none)."""
+    is none); ``verdicts``: :func:`conclusions`, when the caller has them already."""
     title = "Robustness: with stronger bots"
     if companion is None:
         return Section(title, f"Not measured: {why_not}.", key="robustness")
-    verdicts = conclusions(run, companion, report, mapper)
+    if verdicts is None:
+        verdicts = conclusions(run, companion, report, mapper)
     counts = {s: sum(v.state == s for v in verdicts) for s in (HOLDS, CHANGES, UNDECIDED)}
     changed = [v.conclusion.split(":")[0] for v in verdicts if v.state == CHANGES]
     n = companion.games_logged

@@ -165,3 +165,33 @@ def test_strong_is_not_clearly_weaker_than_the_strongest_rung(game, players, gam
     share = head_to_head(g, players, strongest_rung(g), games)
     assert share.games >= games * 0.9
     assert share.high >= 1 / players, share
+
+
+# ------------------------------------------------------------------ the fitted evaluations
+
+FITS = [
+    # game, players, games, what is refitted, the bot's parameters it ships as
+    ("evo", 4, 2000, ("points", False), ("slope", "lead")),
+    ("origin-of-species", 4, 2000, ("score", False), ("slope", "lead")),
+    ("dino-kontra-dino", 4, 5000, ("won", True), ("slope", "lead")),
+    ("table-battles", 2, 5000, None, ("w_markers", "w_cards")),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", FITS, ids=[f[0] for f in FITS])
+def test_shipped_evaluations_match_a_fit_on_fresh_logged_games(case, tmp_path, cli):
+    """The evaluation weights ``strong`` ships were fitted on logged heuristic games
+    (:mod:`reports.evaluation`); a fit on other games of the default bots agrees within five
+    standard errors of the fresh fit (which has the fewer games)."""
+    from reports.evaluation import fit_battle, fit_margin
+    from simulate.rundir import Run
+
+    game, players, games, margin, names = case
+    out = tmp_path / game
+    args = ["simulate", game, "-n", str(games), "-p", str(players), "--seed", "99"]
+    assert cli(*args, "--out", str(out), "--workers", "1", "--no-progress").code == 0
+    fit = fit_margin(Run(str(out)), *margin) if margin else fit_battle(Run(str(out)))
+    shipped = {p.name: p.default for p in get_game(game).registry.by_name[STRONG].params}
+    for name in names:
+        assert abs(shipped[name] - fit.coef[name]) <= 5 * fit.se[name], (name, fit)

@@ -127,11 +127,13 @@ def halving_pick(tb, st, worlds, cand, m, seat, playouts, ctx):
 
 
 @jit_inline
-def margin_value(margin: float, slope: float, bias: float) -> float:
+def margin_value(margin: float, slope: float, lead: float, n_players: int) -> float:
     """An unfinished playout's value from the deciding seat's score margin over the best
-    opponent: its chance of winning by a logistic model ``bias + slope * margin`` fitted on
-    logged games, plus the hundredth of the margin a finished playout adds to its result."""
-    return 1.0 / (1.0 + np.exp(-(bias + slope * margin))) + 0.01 * margin
+    opponent: its chance of winning by a logistic model fitted on logged games, whose log-odds
+    are a fair seat's (``-log(P - 1)``, so any player count is served) plus ``lead`` plus
+    ``slope * margin``; plus the hundredth of the margin a finished playout adds."""
+    z = lead - np.log(n_players - 1.0) + slope * margin
+    return 1.0 / (1.0 + np.exp(-z)) + 0.01 * margin
 
 
 TEMPLATES: tuple[Callable[..., Any], ...] = (flat_pick, halving_pick)

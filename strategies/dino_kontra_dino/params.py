@@ -18,10 +18,13 @@ ODDS = (
 STRONG = (
     StrategyParam("playouts", 32.0, 1.0, 4096.0, "imagined games per decision, by halving"),
     StrategyParam("horizon", 3.0, 1.0, 100.0, "rounds an imagined game looks ahead"),
-    # fitted on logged games: a logistic model of the win share on the margin after each round
-    # but the last of 4-player heuristic games (docs/dino_kontra_dino.md, "The strong bot")
+    # fitted on logged games (reports.evaluation):
+    # `dinolab simulate dkd -n 20000 -p 4 --seed 11`, then
+    # fit_margin(run, "won", True); tests/test_strong.py refits them on fresh games
     StrategyParam("slope", 0.859, 0.0, 10.0, "evaluation: logistic slope per event won ahead"),
-    StrategyParam("bias", -0.577, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
+    StrategyParam(
+        "lead", 0.522, -5.0, 5.0, "evaluation: log-odds a level leader has over a fair seat"
+    ),
 )
 
 BLIND_AT = indices(BLIND)

@@ -66,7 +66,7 @@ def determinise(tb, st, seat: int, world, rng_slot: int) -> None:
 
 @jit
 def rollout_share(
-    tb, world, seat: int, first_slot: int, horizon: int, slope: float, bias: float
+    tb, world, seat: int, first_slot: int, horizon: int, slope: float, lead: float
 ) -> float:
     """Play ``world`` on with ``seat`` opening on ``first_slot`` and greedy play after, to
     the end (``horizon`` < 0: the seat's win share) or for ``horizon`` rounds at most (an
@@ -85,7 +85,7 @@ def rollout_share(
             for p in range(n):
                 if p != seat:
                     best_other = max(best_other, world.wins[p])
-            return margin_value(world.wins[seat] - best_other, slope, bias)
+            return margin_value(world.wins[seat] - best_other, slope, lead, n)
         left -= 1
         for p in range(n):
             slots[p] = play_greedy(tb, world, p, ALL)
@@ -110,9 +110,9 @@ def mc_world(tb, st, world, seat: int, base: np.uint64, i: int) -> None:
 
 @jit_inline
 def mc_play(tb, world, slot: int, seat: int, ctx) -> float:
-    """The hand slot ``slot`` played out; ``ctx``: (horizon, the evaluation's slope and bias)."""
-    horizon, slope, bias = ctx
-    return rollout_share(tb, world, seat, slot, horizon, slope, bias)
+    """The hand slot ``slot`` played out; ``ctx``: (horizon, the evaluation's slope and lead)."""
+    horizon, slope, lead = ctx
+    return rollout_share(tb, world, seat, slot, horizon, slope, lead)
 
 
 @jit_inline
@@ -133,7 +133,7 @@ flat_pick, halving_pick = instantiate(
 
 @jit
 def play_searched(
-    tb, st, seat: int, budget: int, horizon: int, slope: float, bias: float, scratch, allowed: int
+    tb, st, seat: int, budget: int, horizon: int, slope: float, lead: float, scratch, allowed: int
 ) -> int:
     """The allowed hand slot with the best playouts (the :data:`SCRATCH` record holds two
     spare states): ``budget`` imagined games of each played to the end (``horizon`` < 0), or
@@ -147,7 +147,7 @@ def play_searched(
         if may_play(allowed, k):
             cand[m] = k
             m += 1
-    ctx = (horizon, slope, bias)
+    ctx = (horizon, slope, lead)
     if horizon < 0:
         return cand[flat_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
     return cand[halving_pick(tb, st, scratch.worlds, cand, m, seat, budget, ctx)]
@@ -165,5 +165,5 @@ def play_strong(tb, st, seat: int, p, scratch, allowed: int) -> int:
     """``strong``: sequential halving over imagined games cut off after a few rounds
     (``p``: its parameters)."""
     budget, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
-    slope, bias = p[STRONG_AT.slope], p[STRONG_AT.bias]
-    return play_searched(tb, st, seat, budget, horizon, slope, bias, scratch, allowed)
+    slope, lead = p[STRONG_AT.slope], p[STRONG_AT.lead]
+    return play_searched(tb, st, seat, budget, horizon, slope, lead, scratch, allowed)

@@ -42,16 +42,19 @@ SEARCH = (
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
 )
 STRONG = (
-    StrategyParam("playouts", 16.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
+    StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
     StrategyParam("horizon", 2.0, 1.0, 100.0, "rounds a playout looks ahead"),
     StrategyParam("candidates", 6.0, 2.0, 32.0, "movement/placement candidates"),
     StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
     StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
-    # fitted on logged games: a logistic model of the win share on the margin after each round
-    # but the last of 4-player heuristic games (docs/evo.md, "The strong bot")
+    # fitted on logged games (reports.evaluation):
+    # `dinolab simulate evo -n 4000 -p 4 --seed 11`, then
+    # fit_margin(run, "points"); tests/test_strong.py refits them on fresh games
     StrategyParam("slope", 0.277, 0.0, 5.0, "evaluation: logistic slope per point ahead"),
-    StrategyParam("bias", -0.673, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
+    StrategyParam(
+        "lead", 0.426, -5.0, 5.0, "evaluation: log-odds a level leader has over a fair seat"
+    ),
 )
 
 HP = indices(HEURISTIC)

@@ -164,12 +164,12 @@ def outcome(tb, sim, seat: int) -> float:
 @jit_inline
 def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (work record, value table, lineup, horizon, the
-    evaluation's slope and bias)."""
-    wk, vt, lu, horizon, slope, bias = ctx
+    evaluation's slope and lead)."""
+    wk, vt, lu, horizon, slope, lead = ctx
     apply(tb, sim, a)
     if rollout(tb, sim, wk, vt, lu, horizon):
         return outcome(tb, sim, seat)
-    return margin_value(margin(tb, sim, seat), slope, bias)
+    return margin_value(margin(tb, sim, seat), slope, lead, tb.n_players)
 
 
 @jit_inline
@@ -292,7 +292,7 @@ def pick(
     flags: int,
     horizon: int,
     slope: float,
-    bias: float,
+    lead: float,
 ) -> np.int64:
     """The searched choice for ``st.actor`` (``pool``: at least two spare states; ``vt``: the
     value table of the heuristic it searches with; ``flags``: 1 movement, 2 cards,
@@ -312,7 +312,7 @@ def pick(
     m = candidates(tb, st, wk, vt, lu, j, limit)
     if m == 1:
         return wk.cand[0]
-    ctx = (wk, vt, lu, horizon, slope, bias)
+    ctx = (wk, vt, lu, horizon, slope, lead)
     if horizon < 0:
         return wk.cand[flat_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
     return wk.cand[halving_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
@@ -333,5 +333,5 @@ def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)
     flags += 4 * (p[STRONG_AT.place] >= 0.5)
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
-    horizon, slope, bias = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.bias]
-    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope, bias)
+    horizon, slope, lead = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.lead]
+    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope, lead)

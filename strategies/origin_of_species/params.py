@@ -51,14 +51,17 @@ SEARCH = (
     StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
 )
 STRONG = (
-    StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
+    StrategyParam("playouts", 16.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
     StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
     StrategyParam("candidates", 6.0, 2.0, 32.0, "candidate actions compared"),
     StrategyParam("feed", 1.0, 0.0, 1.0, "1: search feeding decisions too"),
-    # fitted on logged games: a logistic model of the win share on the margin after each round
-    # but the last of 4-player heuristic games (docs/origin_of_species.md, "The strong bot")
+    # fitted on logged games (reports.evaluation):
+    # `dinolab simulate oos -n 4000 -p 4 --seed 11`, then
+    # fit_margin(run, "score"); tests/test_strong.py refits them on fresh games
     StrategyParam("slope", 0.154, 0.0, 5.0, "evaluation: logistic slope per point ahead"),
-    StrategyParam("bias", -0.695, -5.0, 5.0, "evaluation: logistic intercept (level margin)"),
+    StrategyParam(
+        "lead", 0.404, -5.0, 5.0, "evaluation: log-odds a level leader has over a fair seat"
+    ),
 )
 
 HP = indices(HEURISTIC)

@@ -136,7 +136,7 @@ def outcome(tb, sim, seat) -> float:
 
 
 @jit
-def evaluate(tb, sim, seat, slope, bias) -> float:
+def evaluate(tb, sim, seat, slope, lead) -> float:
     """``seat``'s prospects in an unfinished game, from the margin of the points it would
     score if the game ended now over the best opponent's (the turns table's ``score``, on
     which the evaluation was fitted; :func:`~strategies.core.montecarlo.margin_value`)."""
@@ -148,18 +148,18 @@ def evaluate(tb, sim, seat, slope, bias) -> float:
             mine = points
         else:
             best_other = max(best_other, points)
-    return margin_value(mine - best_other, slope, bias)
+    return margin_value(mine - best_other, slope, lead, tb.n_players)
 
 
 @jit_inline
 def mc_play(tb, sim, a, seat, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (heuristic parameters, an empty forbid row, false,
-    horizon, the evaluation's slope and bias)."""
-    hp, free, loose, horizon, slope, bias = ctx
+    horizon, the evaluation's slope and lead)."""
+    hp, free, loose, horizon, slope, lead = ctx
     apply(tb, sim, a)
     if rollout(tb, sim, hp, free, loose, horizon):
         return outcome(tb, sim, seat)
-    return evaluate(tb, sim, seat, slope, bias)
+    return evaluate(tb, sim, seat, slope, lead)
 
 
 @jit_inline
@@ -242,7 +242,7 @@ def candidates(lineup, j, tb, st, hp, cand, limit, strict) -> np.int64:
 
 
 @jit
-def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope, bias) -> np.int64:
+def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope, lead) -> np.int64:
     """The searched choice for ``st.actor`` (``worlds``: the two spare states of a
     :data:`SCRATCH` record): ``budget`` playouts of each candidate to the end (``horizon``
     < 0), or about ``budget`` in all by sequential halving, each cut off after ``horizon``
@@ -259,7 +259,7 @@ def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope,
     loose = lineup.ids[j] < 0  # false, but not a literal
     if m == 1:
         return cand[0]
-    ctx = (hp, free, loose, horizon, slope, bias)
+    ctx = (hp, free, loose, horizon, slope, lead)
     if horizon < 0:
         return cand[flat_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
     return cand[halving_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
@@ -280,5 +280,5 @@ def strong(lineup, j, tb, st, worlds, strict) -> np.int64:
     p = lineup.params[j]
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
     feed = p[STRONG_AT.feed] >= 0.5
-    horizon, slope, bias = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.bias]
-    return pick(lineup, j, tb, st, worlds, strict, playouts, limit, feed, horizon, slope, bias)
+    horizon, slope, lead = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.lead]
+    return pick(lineup, j, tb, st, worlds, strict, playouts, limit, feed, horizon, slope, lead)

@@ -23,8 +23,8 @@ STRONG = (
     StrategyParam("playouts", 8.0, 1.0, 4096.0, "playouts per decision, by sequential halving"),
     StrategyParam("horizon", 5.0, 1.0, 1000.0, "turns a playout looks ahead"),
     StrategyParam("candidates", 4.0, 2.0, 64.0, "attacks / placements compared"),
-    # fitted on logged games: a logistic model of the winner on the differences after each
-    # turn of 20,000 heuristic games (seed 11; docs/table_battles.md, "The strong bot")
+    # fitted on logged games (reports.evaluation): `dinolab simulate dtb -n 20000 --seed 11`,
+    # then fit_battle(run); tests/test_strong.py refits them on fresh games
     StrategyParam("w_markers", 0.215, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
     StrategyParam("w_cards", 1.08, 0.0, 5.0, "evaluation: weight of each face-up card ahead"),
 )

@@ -1,0 +1,118 @@
+"""The ``strong`` bots' evaluations, fitted on logged games.
+
+A ``strong`` bot cuts its playouts off after a few turns or rounds and scores the position by
+a logistic model of the eventual win share, fitted here on the turns table of a logged run
+(the heuristic's games, since the playouts are played by the heuristic):
+
+* EVO, Origin of Species, Dino Kontra Dino: ``logit(win share) = bias + slope * margin``,
+  the margin being the seat's score after a round (EVO's ``points``, Origin of Species'
+  ``score`` if the game ended then, Dino Kontra Dino's events won so far) less the best
+  opponent's, over every round but a game's last (:func:`fit_margin`); the bots ship
+  ``lead = bias + log(P - 1)``, the log-odds above a fair seat's, which carries over to other
+  player counts;
+* Table Battles: ``logit(seat 0 wins) = w_markers * (hit markers ahead) + w_cards * (face-up
+  action cards ahead) + bias`` after each turn of the decided games (:func:`fit_battle`).
+
+The coefficients are shipped as the bots' declared parameters (``strategies/<game>/params.py``)
+with the run that made them; ``tests/test_strong.py`` refits them on fresh games. Standard
+errors are cluster-robust by game (a game's rows are not independent); the fit reads the run
+into memory, so fit on a run of a few thousand games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import polars as pl
+
+from reports.models.logistic import frame_sums, newton
+from reports.source import RunData
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationFit:
+    """Fitted coefficients by name, their standard errors, and the rows fitted."""
+
+    coef: dict[str, float]
+    se: dict[str, float]
+    rows: int
+
+
+def _fit(names: tuple[str, ...], x: np.ndarray, y: np.ndarray, games: np.ndarray) -> EvaluationFit:
+    def evaluate(models, betas):
+        return [frame_sums(x, y, games, b) for b in betas]
+
+    (fit,) = newton(evaluate, [np.zeros(len(names))])
+    se = np.sqrt(np.diag(fit.covariance()))
+    return EvaluationFit(
+        dict(zip(names, map(float, fit.coef), strict=True)),
+        dict(zip(names, map(float, se), strict=True)),
+        len(y),
+    )
+
+
+def margin_rows(run: RunData, score: str, cumulative: bool = False) -> pl.DataFrame:
+    """One row per game, round (but the last) and seat: ``margin`` (the seat's ``score``
+    after the round less the best opponent's) and ``y`` (its win share in the game).
+    ``cumulative``: the column is a per-round 0/1 (Dino Kontra Dino's ``won``), summed."""
+    t = run.scan("turns").select("game_id", "round", "seat", pl.col(score).cast(pl.Float64))
+    if cumulative:
+        t = t.sort("game_id", "seat", "round").with_columns(
+            pl.col(score).cum_sum().over("game_id", "seat")
+        )
+    t = t.with_columns(
+        pl.col(score).sort(descending=True).head(2).implode().over("game_id", "round").alias("top")
+    ).with_columns(
+        pl.when(pl.col(score) == pl.col("top").list.get(0))
+        .then(pl.col(score) - pl.col("top").list.get(1, null_on_oob=True))
+        .otherwise(pl.col(score) - pl.col("top").list.get(0))
+        .alias("margin"),
+        pl.col("round").max().over("game_id").alias("last"),
+    )
+    games = run.scan("games").select("game_id", "n_winners")
+    players = (
+        run.scan("players")
+        .select("game_id", "seat", "winner")
+        .join(games, on="game_id")
+        .with_columns((pl.col("winner").cast(pl.Float64) / pl.col("n_winners").clip(1)).alias("y"))
+    )
+    return (
+        t.filter(pl.col("round") < pl.col("last"))
+        .join(players.select("game_id", "seat", "y"), on=["game_id", "seat"])
+        .select("game_id", "margin", "y")
+        .collect()
+    )
+
+
+def fit_margin(run: RunData, score: str, cumulative: bool = False) -> EvaluationFit:
+    """``slope`` and ``bias`` of the score-margin evaluation (:func:`margin_rows`), and the
+    ``lead`` the bots ship (``bias + log(P - 1)``, the same standard error)."""
+    rows = margin_rows(run, score, cumulative)
+    x = np.column_stack([rows["margin"].to_numpy(), np.ones(len(rows))])
+    fit = _fit(("slope", "bias"), x, rows["y"].to_numpy(), rows["game_id"].to_numpy())
+    lead = fit.coef["bias"] + float(np.log(run.n_players - 1))
+    return EvaluationFit({**fit.coef, "lead": lead}, {**fit.se, "lead": fit.se["bias"]}, fit.rows)
+
+
+def fit_battle(run: RunData) -> EvaluationFit:
+    """Table Battles' ``w_markers``, ``w_cards`` (and a ``bias`` the bot leaves out: it is
+    zero within noise in a two-seat game whose seats alternate) after each turn."""
+    t = (
+        run.scan("turns")
+        .join(run.scan("games").select("game_id", "winner_seat"), on="game_id")
+        .filter(pl.col("winner_seat") >= 0)
+        .select(
+            "game_id",
+            (pl.col("markers_left_seat0").cast(pl.Float64) - pl.col("markers_left_seat1")).alias(
+                "markers"
+            ),
+            (pl.col("cards_face_up_seat0").cast(pl.Float64) - pl.col("cards_face_up_seat1")).alias(
+                "cards"
+            ),
+            (pl.col("winner_seat") == 0).cast(pl.Float64).alias("y"),
+        )
+        .collect()
+    )
+    x = np.column_stack([t["markers"].to_numpy(), t["cards"].to_numpy(), np.ones(len(t))])
+    return _fit(("w_markers", "w_cards", "bias"), x, t["y"].to_numpy(), t["game_id"].to_numpy())
