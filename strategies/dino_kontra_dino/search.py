@@ -1,4 +1,11 @@
-"""``montecarlo``: flat Monte Carlo over determinised rollouts, using the rules engine itself.
+"""``montecarlo`` and ``strong``: Monte Carlo over determinised rollouts, using the rules engine
+itself (the search is :mod:`strategies.core.montecarlo`; this module gives it the game).
+
+``strong`` compares the same cards by sequential halving over a total of ``playouts`` imagined
+games, each cut off after ``horizon`` rounds and scored by the events won ahead of the best
+opponent through a logistic curve fitted on logged games (:mod:`reports.evaluation`).
+
+``montecarlo``:
 
 For each card it could play, the bot imagines ``rollouts`` complete games and plays the card
 with the best mean win share. Each imagined game is a *determinisation* of what the bot does not

@@ -1,4 +1,12 @@
-"""Flat Monte Carlo search for EVO, compiled: the engine plays the rollouts.
+"""Monte Carlo search for EVO, compiled: the engine plays the rollouts (the search itself is
+:mod:`strategies.core.montecarlo`; this module gives it the game: candidates, determinisation,
+playouts, tie rule).
+
+``strong`` compares the same candidates by sequential halving over a total of ``playouts``
+playouts, each cut off after ``horizon`` rounds and scored by the points margin through a
+logistic curve fitted on logged games (:mod:`reports.evaluation`).
+
+``search``:
 
 At an auction bid, at card plays (``cards``), at newborn placements (``place``) and, with
 ``moves`` on, at every movement step the bot lists candidate actions and plays each out

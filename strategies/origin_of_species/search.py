@@ -1,4 +1,12 @@
-"""Flat Monte Carlo search for Origin of Species, compiled: the engine plays the rollouts.
+"""Monte Carlo search for Origin of Species, compiled: the engine plays the rollouts (the
+search itself is :mod:`strategies.core.montecarlo`; this module gives it the game).
+
+``strong`` compares the same candidates by sequential halving over a total of ``playouts``
+playouts, each cut off after ``horizon`` rounds and scored by the margin of the points a seat
+would score if the game ended then, through a logistic curve fitted on logged games
+(:mod:`reports.evaluation`).
+
+``search``:
 
 At a development decision (and, with ``feed`` on, at every feeding decision) the bot lists
 candidate actions and plays each out ``rollouts`` times to the end of the game with the

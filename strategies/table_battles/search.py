@@ -1,4 +1,5 @@
-"""Flat Monte Carlo for Dinosaur Table Battles, compiled: the engine plays the rollouts.
+"""Monte Carlo search for Dinosaur Table Battles, compiled: the engine plays the rollouts
+(the search itself is :mod:`strategies.core.montecarlo`; this module gives it the game).
 
 ``search`` (battle): at every attack, dice placement, reaction and flip-or-pay decision with
 more than one candidate it plays each candidate out ``rollouts`` times to the end of the game
@@ -9,6 +10,11 @@ attacks, not attacking and the legal attacks best by the heuristic's value, up t
 as the area takes; every reaction and flip. It drafts with the heuristic.
 
 ``drafter``: the same over every legal draft action, battles with the heuristic.
+
+``strong``: the search's candidates (fewer by default) compared by sequential halving over a
+total of ``playouts`` playouts, each cut off after ``horizon`` turns and scored by
+:func:`evaluate`, a logistic model of the winner fitted on logged games
+(:mod:`reports.evaluation`); the heuristic drafts.
 
 Rollouts never see hidden information: each starts from a *determinised* copy of the state
 (:func:`determinise`): every random stream, dice included, is reseeded from the bot's own
@@ -217,7 +223,7 @@ def mc_pick(
     """The candidate with the best rollout results (:mod:`strategies.core.montecarlo`):
     ``rollouts`` playouts each played to the end (``horizon`` < 0), or, with ``horizon`` >= 0,
     about ``rollouts`` playouts in all by sequential halving, each cut off after ``horizon``
-    decisions and scored by :func:`evaluate`. ``worlds``: the :data:`SCRATCH` record's two
+    turns and scored by :func:`evaluate`. ``worlds``: the :data:`SCRATCH` record's two
     spare states; ``calm``: turns the battle has gone without progress."""
     if m == 1:
         return cand[0]
