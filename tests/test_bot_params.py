@@ -30,10 +30,21 @@ READS = {
         "cautious": "CAUTIOUS_AT",
         "montecarlo": "MONTECARLO_AT",
         "odds": "ODDS_AT",
+        "strong": "STRONG_AT",
     },
-    "evo": {"heuristic": "HP", "heuristic-v1": "V1_SLOTS", "search": "SEARCH_AT"},
-    "table-battles": {"heuristic": "HP", "search": "SEARCH_AT", "drafter": "DRAFTER_AT"},
-    "origin-of-species": {"heuristic": "HP", "search": "SEARCH_AT"},
+    "evo": {
+        "heuristic": "HP",
+        "heuristic-v1": "V1_SLOTS",
+        "search": "SEARCH_AT",
+        "strong": "STRONG_AT",
+    },
+    "table-battles": {
+        "heuristic": "HP",
+        "search": "SEARCH_AT",
+        "drafter": "DRAFTER_AT",
+        "strong": "STRONG_AT",
+    },
+    "origin-of-species": {"heuristic": "HP", "search": "SEARCH_AT", "strong": "STRONG_AT"},
 }
 """The indices each parameterised bot's compiled code reads, by game and bot (the bot whose
 code an alias plays). EVO's ``heuristic-v1`` shares the heuristic's code, so its vector is

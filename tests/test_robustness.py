@@ -50,6 +50,8 @@ from simulate.rundir import Run
 from simulate.runner import run as play_run
 
 TITLE = "## Robustness: with stronger bots"
+ROBUST = dkd_game.SPEC.strength.robust
+"""Dino Kontra Dino's robust bot: every seat the declaration does not map is raised to it."""
 
 
 def simulate(cli, out: Path, games: int, strategy: str) -> Path:
@@ -114,7 +116,7 @@ def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, c
     assert config["games"] == 1000  # whole deals of 4 rotated games
     assert config["chunk_size"] == 63  # a 16th of them, so every worker gets a share
     assert len(manifest["chunks"]) == 16
-    assert {s.split("[")[0] for s in config["strategies"]} == {"tuned"}
+    assert {s.split("[")[0] for s in config["strategies"]} == {ROBUST}
     assert (config["seed"], config["rotate"], config["params"]) == (
         base["seed"],
         base["rotate"],
@@ -134,12 +136,12 @@ def test_companion_played_once_reused_and_replayed_when_asked_for_another(dkd, c
     assert json.loads((dkd / FOLDER / "manifest.json").read_text())["config"]["games"] == 500
 
 
-def test_a_tuned_lineup_is_not_checked_against_itself(cli, tmp_path):
-    run = simulate(cli, tmp_path / "tuned", 200, "tuned")
+def test_a_robust_lineup_is_not_checked_against_itself(cli, tmp_path):
+    run = simulate(cli, tmp_path / "robust", 200, ROBUST)
     r = cli("report", run, "--workers", 1)
     assert r.code == 0, r.err
     md = (run / "report.md").read_text()
-    assert "already 'tuned' in every position" in md[md.index(TITLE) :]
+    assert f"already '{ROBUST}' in every position" in md[md.index(TITLE) :]
     assert not (run / FOLDER).exists()
 
 
@@ -180,7 +182,7 @@ def test_the_demo_plays_the_companion_size_its_game_declares(cli, monkeypatch, t
     monkeypatch.setattr(dkd_game, "SPEC", dataclasses.replace(spec, demo=demo))
     r = cli("demo", "--game", "dkd", "--scale", 0.002, "--out-dir", tmp_path, "--no-progress")
     assert r.code == 0, r.err
-    assert "'tuned' in every seat on the run's first 200 games" in r.out
+    assert f"'{ROBUST}' in every seat on the run's first 200 games" in r.out
     run = tmp_path / "demo-dino-kontra-dino"
     assert json.loads((run / FOLDER / "manifest.json").read_text())["config"]["games"] == 200
     assert TITLE in (run / "report.md").read_text()
@@ -265,17 +267,17 @@ def test_a_mixed_lineup_keeps_its_positions_and_raises_each(monkeypatch):
     base = config_of("dkd", lineup)
     config = companion_config(base, dkd_game.SPEC, 400)
     got = spec.registry.lineup(",".join(config.strategies), 4)
-    assert [s.info.name for s in got] == ["tuned", "montecarlo", "blind", "tuned"]
+    assert [s.info.name for s in got] == ["tuned", "montecarlo", "blind", ROBUST]
     tuned = spec.registry.parse("tuned", 4)
     assert got[0].values == (2.0, tuned.values[1]) and got[0].forbid == ("figure",)
     assert got[1].values == (8.0,)  # aim is not a montecarlo parameter
     assert got[2].values == (0.5,)  # the same bot keeps its own values
-    assert got[3].spec == tuned.spec
+    assert got[3].spec == spec.registry.parse(ROBUST, 4).spec
     assert (config.seed, config.rotate, config.n_players) == (base.seed, base.rotate, 4)
     words = describe_lineup(raise_lineup(base, dkd_game.SPEC))
     assert "odds[keep=2,forbid=figure] -> tuned[keep=2,forbid=figure]" in words
     assert "cautious[aim=0.7] -> montecarlo[rollouts=8] (aim=0.7 not carried)" in words
-    assert "greedy -> tuned" in words
+    assert f"greedy -> {ROBUST}" in words
 
 
 def test_companion_games_keeps_whole_deals():

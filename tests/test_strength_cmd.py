@@ -290,10 +290,15 @@ def test_every_game_declares_its_tiers_and_an_empty_declaration_is_derived():
         if game.strength is None:
             continue
         tiers = game.strength.curve_tiers
-        assert tiers == game.strength.tiers and len(tiers) == 5
+        assert tiers == game.strength.tiers and len(tiers) == 6
         assert tiers[:3] == ("random", game.strength.field, "tuned")
-        rungs = [r.rpartition(":")[0] for r in game.strength.ladder]
-        assert list(tiers[3:]) == rungs[-2:]
+        # strong at half, once and twice its declared budget
+        playouts = {p.name: p.default for p in game.registry.by_name["strong"].params}["playouts"]
+        assert tiers[3:] == (
+            f"strong[playouts={playouts / 2:g}]",
+            "strong",
+            f"strong[playouts={2 * playouts:g}]",
+        )
     derived = Strength("heuristic", (2,), ("random:4000", "tuned:100", "search[rollouts=2]:9"))
     assert derived.curve_tiers == ("random", "heuristic", "tuned", "search[rollouts=2]")
 

@@ -546,7 +546,7 @@ def test_dinolab_games_lists_knobs_and_metrics(cli):
     r = cli("games", "oos")
     assert "deck.<entry>.copies  [1..64]" in r.out and "carnivore_points:" in r.out
     assert "companion (the lineup kept, each seat's bot raised): every bot" in r.out
-    assert "every bot -> search[rollouts=4] (at most 400 games); the demo plays 200" in r.out
+    assert "every bot -> strong (at most 2,000 games); the demo plays 1,000" in r.out
 
 
 def test_a_study_folder_of_another_kind_is_refused(cli, search_dir):
