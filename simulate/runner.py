@@ -49,16 +49,16 @@ class RunSummary:
 def check_out_dir(
     out: str | Path | RunStore, config: RunConfig, *, resume: bool, force: bool
 ) -> str:
-    """Decide what to do with ``out`` without touching it: 'new', 'resume' or 'replace'."""
+    """Decide what to do with ``out`` without touching it: 'new', 'resume' or 'replace'.
+    ``--resume`` on an empty or missing folder starts the run ('new': a run killed before its
+    first files leaves nothing to resume, and the same command must still get it done)."""
     out = open_store(out)
     if resume and force:
         raise DinolabError("--resume and --force contradict each other; choose one")
     if out.exists() and not out.is_dir():
         raise DinolabError(f"--out {out} exists and is not a directory")
     empty = out.is_empty()
-    if resume:
-        if empty:
-            raise DinolabError(f"nothing to resume in {out}: it is empty or missing")
+    if resume and not empty:
         previous = run_config(read_manifest(out))
         if previous.fingerprint() != config.fingerprint():
             diff = "; ".join(config.differences(previous))

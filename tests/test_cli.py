@@ -355,3 +355,20 @@ def test_rates_are_printed_with_two_significant_digits():
     assert rate_text(0.0543, "points") == "0.054 points/s"
     assert significant(9.96) == "10" and significant(99.6) == "100" and significant(0.999) == "1.0"
     assert significant(0) == "0" and significant(-1234) == "-1,200"
+
+
+def test_resume_on_an_empty_or_missing_folder_starts_the_run(cli, tmp_path):
+    """A run killed before it wrote anything leaves nothing to resume: the same command with
+    --resume starts it, says so, and plays exactly the run a fresh command plays."""
+    args = ["simulate", "dkd", "-n", "400", "-p", "4", "--seed", "3", "--workers", "1"]
+    fresh = tmp_path / "fresh"
+    assert cli(*args, "--out", fresh, "--no-progress").code == 0
+    for out in (tmp_path / "missing", tmp_path / "empty"):
+        if out.name == "empty":
+            out.mkdir()
+        r = cli(*args, "--out", out, "--resume", "--no-progress")
+        assert r.code == 0, r.err
+        assert f"nothing to resume in {out}" in r.out and "wrote 400 games" in r.out
+        for table in ("games", "players"):
+            got = sorted(p.read_bytes() for p in (out / table).glob("*.parquet"))
+            assert got == sorted(p.read_bytes() for p in (fresh / table).glob("*.parquet"))

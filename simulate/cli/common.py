@@ -27,6 +27,12 @@ def say_if_compiling(game) -> None:
         )
 
 
+def say_if_fresh(resume: bool, mode: str, out: object) -> None:
+    """Say that ``--resume`` found nothing to resume in ``out`` and starts the work instead."""
+    if resume and mode == "new":
+        typer.echo(f"nothing to resume in {out} (empty or missing): starting from the beginning")
+
+
 def game_report(game: GameSpec) -> GameReport:
     """The game's report plug-in (:class:`reports.game.GameReport`): the ``REPORT`` of the
     module its spec names (``GameSpec.report``), checked."""

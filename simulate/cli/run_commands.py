@@ -9,7 +9,7 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
-from simulate.cli.common import say_if_compiling
+from simulate.cli.common import say_if_compiling, say_if_fresh
 
 
 @app.command()
@@ -147,7 +147,8 @@ def simulate(
     )
     if out is None:
         out = str(Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}")
-    check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
+    mode = check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
+    say_if_fresh(resume, mode, out)
     executor = make_executor(workers, backend, scheduler)
     say_if_compiling(g)
     show = want_progress(progress)

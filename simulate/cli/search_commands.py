@@ -21,6 +21,7 @@ from simulate.cli.common import (
     Workers,
     report_mapper,
     say_if_compiling,
+    say_if_fresh,
     study_executor,
 )
 from simulate.cli.study_reports import metric_context, parse_target, write_search_report
@@ -161,6 +162,7 @@ def search(
         resume=resume,
         force=force,
     )
+    say_if_fresh(resume, plan.mode, out)
     executor = study_executor(workers, backend, scheduler)
     s = plan.settings
     echo(

@@ -24,6 +24,7 @@ from simulate.cli.common import (
     Workers,
     report_mapper,
     say_if_compiling,
+    say_if_fresh,
     study_executor,
 )
 from simulate.cli.study_reports import (
@@ -93,6 +94,7 @@ def strength_curve(
     from simulate.study.strength import plan_strength, play_strength
 
     plan = plan_strength(request, tier_measurer(tuple(request.metrics)))
+    say_if_fresh(request.resume, plan.mode, plan.out)
     executor = study_executor(workers, backend, scheduler)
     mapper = report_mapper(backend, scheduler, workers, executor)
     for t in plan.tiers:

@@ -24,6 +24,7 @@ from simulate.cli.common import (
     Workers,
     report_mapper,
     say_if_compiling,
+    say_if_fresh,
     study_executor,
 )
 from simulate.cli.study_reports import (
@@ -163,6 +164,7 @@ def sweep(
         resume=resume,
         force=force,
     )
+    say_if_fresh(resume, plan.mode, out)
     executor = study_executor(workers, backend, scheduler)
     echo(
         f"{g.title}: sweep of {len(plan.points)} points x {games:,} games "

@@ -62,9 +62,7 @@ def check_folder(out: str, record: dict[str, Any], *, resume: bool, force: bool)
         raise DinolabError("--resume and --force contradict each other; choose one")
     if store.exists() and not store.is_dir():
         raise DinolabError(f"--out {store} exists and is not a directory")
-    if store.is_empty():
-        if resume:
-            raise DinolabError(f"nothing to resume in {store}: it is empty or missing")
+    if store.is_empty():  # --resume too: a study killed before its first file starts afresh
         return "new"
     if not store.exists(RECORD):
         raise DinolabError(
