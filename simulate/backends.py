@@ -7,9 +7,15 @@ from simulate.executors import Executor, InlineExecutor, ProcessExecutor, defaul
 
 
 def make_executor(
-    workers: int | None, backend: str = "local", scheduler: str | None = None
+    workers: int | None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    tasks: int | None = None,
 ) -> Executor:
-    """The executor for ``--backend`` and ``--workers`` (default: :func:`default_workers`)."""
+    """The executor for ``--backend`` and ``--workers`` (default: :func:`default_workers`).
+    ``tasks``: the most chunks the run can hand out; a local pool gets no more workers than
+    that, and a run of one chunk plays in this process, without starting a worker (a
+    1,000-game run then takes about as long as importing and loading its kernel)."""
     if workers is not None and workers < 1:
         raise DinolabError(f"--workers must be at least 1, got {workers}")
     if backend == "dask":
@@ -21,4 +27,6 @@ def make_executor(
     if scheduler:
         raise DinolabError("--scheduler needs --backend dask")
     n = default_workers() if workers is None else workers
+    if tasks is not None:
+        n = max(1, min(n, tasks))
     return InlineExecutor() if n == 1 else ProcessExecutor(n)

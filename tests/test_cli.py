@@ -372,3 +372,20 @@ def test_resume_on_an_empty_or_missing_folder_starts_the_run(cli, tmp_path):
         for table in ("games", "players"):
             got = sorted(p.read_bytes() for p in (out / table).glob("*.parquet"))
             assert got == sorted(p.read_bytes() for p in (fresh / table).glob("*.parquet"))
+
+
+def test_a_run_of_one_chunk_starts_no_worker(cli, tmp_path):
+    """A pool gets no more workers than the run has chunks: one chunk plays in-process (a
+    small run starts in about the time it takes to load its kernel), and its rows are those
+    of the same run on two workers with small chunks."""
+    args = ["simulate", "dkd", "-n", "600", "-p", "3", "--seed", "8", "--no-progress"]
+    r = cli(*args, "--out", tmp_path / "one", "--workers", "2")
+    assert r.code == 0 and "1 worker)" in r.out
+    r = cli(*args, "--out", tmp_path / "two", "--workers", "2", "--chunk-size", "200")
+    assert r.code == 0 and "2 workers)" in r.out
+    import polars as pl
+
+    for table in ("games", "players", "turns"):
+        one = pl.read_parquet(tmp_path / "one" / table)
+        two = pl.read_parquet(tmp_path / "two" / table)
+        assert one.equals(two), table

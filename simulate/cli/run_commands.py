@@ -149,7 +149,8 @@ def simulate(
         out = str(Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}")
     mode = check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
     say_if_fresh(resume, mode, out)
-    executor = make_executor(workers, backend, scheduler)
+    chunks = -(-config.games // config.chunk_size)
+    executor = make_executor(workers, backend, scheduler, tasks=chunks)
     say_if_compiling(g)
     show = want_progress(progress)
     label = f"{g.name} {n_players}p"
