@@ -18,6 +18,8 @@ from rules.core.errors import DinolabError
 from simulate.storage import RunStore, open_store
 
 RECORD = "study.json"
+METRICS = "metrics.json"
+"""What a study's workers measured of one of its runs, in that run's folder."""
 
 
 def fingerprint(record: dict[str, Any]) -> str:
@@ -96,3 +98,28 @@ def clear(store: RunStore, names: list[str]) -> None:
 def folder_name(text: str, limit: int = 90) -> str:
     """``text`` as a folder name (letters, digits and ``_.,=+-``, at most ``limit`` long)."""
     return re.sub(r"[^A-Za-z0-9_.,=+-]", "_", text)[:limit].rstrip(",_")
+
+
+def read_study(
+    where: str | RunStore, tool: str, noun: str, items: str, subdir: str, key: str
+) -> tuple[dict[str, Any], list[tuple[dict, Any, dict]]]:
+    """A finished study folder made by ``tool``: its record and, for each entry of the
+    record's ``items`` list (in order), the entry, its run (``subdir/<entry[key]>``, a
+    :class:`~simulate.rundir.Run`) and what was measured of it. A study of another tool or an
+    unfinished run is refused in one line (``noun``: what the study is called there)."""
+    from simulate.manifest import read_manifest
+    from simulate.rundir import Run
+
+    store = open_store(where)
+    record = read_record(store)
+    if record["tool"] != tool:
+        raise DinolabError(f"{store} holds a study made by {record['tool']}, not {noun}")
+    out = []
+    for item in record[items]:
+        child = store.child(f"{subdir}/{item[key]}")
+        if not child.exists(METRICS) or read_manifest(child).get("status") != "complete":
+            raise DinolabError(
+                f"{child} is not finished; run the same {tool} command with --resume"
+            )
+        out.append((item, Run(child), json.loads(child.read_bytes(METRICS))["metrics"]))
+    return record, out

@@ -44,7 +44,7 @@ from simulate.study.sweep import Measurer
 from strategies.core.registry import split_lineup
 
 TIERS = "tiers"
-METRICS = "metrics.json"
+METRICS = folder.METRICS
 RESULT = "strength.json"
 REPORTS = ("strength.html", "strength.md")
 DEFAULT_GAMES = 10_000
@@ -441,16 +441,7 @@ def strength(
 
 def read_strength(where: str | RunStore) -> tuple[dict[str, Any], list[tuple[str, Run, dict]]]:
     """A strength folder's record and, per tier (weakest first), its name, run and metrics."""
-    store = open_store(where)
-    record = folder.read_record(store)
-    if record["tool"] != "dinolab strength":
-        raise DinolabError(f"{store} holds a study made by {record['tool']}, not a strength curve")
-    out = []
-    for t in record["tiers"]:
-        child = store.child(f"{TIERS}/{t['folder']}")
-        if not child.exists(METRICS) or read_manifest(child).get("status") != "complete":
-            raise DinolabError(
-                f"{child} is not finished; run the same dinolab strength command with --resume"
-            )
-        out.append((t["name"], Run(child), json.loads(child.read_bytes(METRICS))["metrics"]))
-    return record, out
+    record, tiers = folder.read_study(
+        where, "dinolab strength", "a strength curve", "tiers", TIERS, "folder"
+    )
+    return record, [(t["name"], run, metrics) for t, run, metrics in tiers]

@@ -23,11 +23,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from rules.core.errors import DinolabError
 from simulate.config import RunConfig, build_config
 from simulate.executors import Executor, Measure
 from simulate.kit.spec import GameSpec, Setup
-from simulate.manifest import read_manifest
 from simulate.rundir import Run
 from simulate.runner import RunPlan, check_out_dir, open_run
 from simulate.storage import RunStore, open_store
@@ -37,7 +35,7 @@ from simulate.study.knobs import Axis, check_point, parse_axes
 from simulate.study.play import Progress, play_runs
 
 POINTS = "points"
-METRICS = "metrics.json"
+METRICS = folder.METRICS
 RESULTS = "results.csv"
 
 
@@ -228,16 +226,4 @@ def results_csv(axes: Sequence[Axis], rows: Sequence[dict[str, Any]]) -> str:
 
 def read_sweep(where: str | RunStore) -> tuple[dict[str, Any], list[tuple[dict, Run, dict]]]:
     """A sweep folder's record and, per point, its values, run and metrics (for reports)."""
-    store = open_store(where)
-    record = folder.read_record(store)
-    if record["tool"] != "dinolab sweep":
-        raise DinolabError(f"{store} holds a study made by {record['tool']}, not a sweep")
-    out = []
-    for p in record["points"]:
-        child = store.child(f"{POINTS}/{p['name']}")
-        if not child.exists(METRICS) or read_manifest(child).get("status") != "complete":
-            raise DinolabError(
-                f"{child} is not finished; run the same dinolab sweep command with --resume"
-            )
-        out.append((p, Run(child), json.loads(child.read_bytes(METRICS))["metrics"]))
-    return record, out
+    return folder.read_study(where, "dinolab sweep", "a sweep", "points", POINTS, "name")
