@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
+from rules.core.errors import DinolabError
 from simulate.backends import make_executor
 from simulate.config import build_config
 from simulate.games import get_game
@@ -43,8 +44,8 @@ SEED = 2024
 
 def strongest_rung(game: GameSpec) -> str:
     """The game's strongest ladder rung, as a strategy spec (its last, without ``:GAMES``)."""
-    if not game.strength.ladder:
-        raise ValueError(f"{game.name} declares no ladder to measure strong against")
+    if game.strength is None or not game.strength.ladder:
+        raise DinolabError(f"{game.name} declares no ladder to measure strong against")
     return game.strength.ladder[-1].rsplit(":", 1)[0]
 
 
@@ -124,6 +125,8 @@ def run_strong_bench(game_name: str, games: int | None = None) -> str:
     """Every measurement for one game, as a Markdown section with the command."""
     game = get_game(game_name)
     rung = strongest_rung(game)
+    if STRONG not in game.registry.by_name:
+        raise DinolabError(f"{game.name} has no '{STRONG}' bot to measure")
     n = games or game.bench.strong_games
     rows = []
     for p in game.strength.players:

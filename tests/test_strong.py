@@ -195,3 +195,49 @@ def test_shipped_evaluations_match_a_fit_on_fresh_logged_games(case, tmp_path, c
     shipped = {p.name: p.default for p in get_game(game).registry.by_name[STRONG].params}
     for name in names:
         assert abs(shipped[name] - fit.coef[name]) <= 5 * fit.se[name], (name, fit)
+
+
+SYMMETRY_GAMES = {
+    "dino-kontra-dino": 20_000,
+    "table-battles": 4_000,
+    "evo": 800,
+    "origin-of-species": 1_600,
+}
+"""Games of the seat-symmetry check per game: fewer than the cheap bots' 100,000
+(tests/test_seat_symmetry.py), enough for ``strong`` to show a seat it favoured by a few points."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(SYMMETRY_GAMES))
+def test_strong_gives_every_seat_its_fair_share(game, tmp_path):
+    """``strong`` in every seat of the game's symmetric setup: no seat effect (the report's
+    Wald test of equal seats, p > 0.001), so it favours no seat by its number."""
+    from reports import common
+    from simulate.backends import make_executor
+    from simulate.config import build_config
+    from simulate.rundir import Run
+    from simulate.runner import run
+
+    g = get_game(game)
+    sym = g.symmetry
+    cfg, setup = build_config(
+        g.name,
+        n_players=sym.players,
+        strategies=STRONG,
+        rotate=False,
+        seed=16,
+        games=SYMMETRY_GAMES[game],
+        chunk_size=max(1, SYMMETRY_GAMES[game] // 8),
+        assignments=list(sym.assignments),
+        tables="games,players",
+    )
+    run(cfg, setup, tmp_path / "run", make_executor(2))
+    balance = common.seat_balance(Run(tmp_path / "run"))
+    assert balance["p_value"] > 0.001, balance
+
+
+def test_bench_strong_refuses_a_game_without_a_ladder_in_one_line(cli, monkeypatch):
+    monkeypatch.setenv("DINOLAB_GAMES", "tests.toygame")
+    r = cli("bench", "high-card", "--strong")
+    assert r.code == 2 and r.err.strip().count("\n") == 0
+    assert "declares no ladder" in r.err
