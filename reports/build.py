@@ -145,24 +145,7 @@ def headline(
                 f"play about {more:,} more games" if more else "already reached",
             )
         )
-    tier = robust.bot_label(run)
-    rows = [(m, v, tier if k else "", note) for k, (m, v, note) in enumerate(rows)]
-    lead = ""
-    if stronger is not None:
-        verdict, bots = stronger
-        row = (
-            f"{rows[first_at][0].split(':')[0]} with stronger bots (the run's first games)",
-            verdict.stronger,
-            bots,
-            verdict.verdict,
-        )
-        changes = verdict.state == robust.CHANGES
-        rows.insert(first_at if changes else first_at + 1, row)
-        if changes:
-            lead = (
-                f" Stronger bots ({bots}) change who is favoured, so their figure leads; the "
-                f"run's own figure below it describes {tier} play."
-            )
+    rows, lead = with_tiers(rows, robust.bot_label(run), first_at, stronger)
     table = pl.DataFrame(rows, schema=["measure", "value", "tier", "note"], orient="row")
     return Section(
         "Balance at a glance",
@@ -173,6 +156,31 @@ def headline(
         table,
         {"measure": "str", "value": "str", "tier": "str", "note": "str"},
         key="headline",
+    )
+
+
+def with_tiers(
+    rows: list[tuple[str, str, str]],
+    tier: str,
+    first_at: int,
+    stronger: tuple[robust.Verdict, str] | None,
+) -> tuple[list[tuple[str, str, str, str]], str]:
+    """The glance table's rows with the bots each figure holds for (``tier``; none for the
+    game count), and the stronger bots' first-mover row beside the run's (row ``first_at``):
+    before it, with a sentence that says so, when they change the answer."""
+    out = [(m, v, tier if k else "", note) for k, (m, v, note) in enumerate(rows)]
+    if stronger is None:
+        return out, ""
+    verdict, bots = stronger
+    name = out[first_at][0].split(":")[0]
+    row = (f"{name} with stronger bots (the run's first games)", verdict.stronger, bots)
+    changes = verdict.state == robust.CHANGES
+    out.insert(first_at if changes else first_at + 1, (*row, verdict.verdict))
+    if not changes:
+        return out, ""
+    return out, (
+        f" Stronger bots ({bots}) change who is favoured, so their figure leads; the run's own "
+        f"figure below it describes {tier} play."
     )
 
 

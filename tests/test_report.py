@@ -140,3 +140,25 @@ def test_every_game_declares_its_report_and_a_wrong_one_is_refused(monkeypatch):
     monkeypatch.setattr(dkd, "REPORT", object())
     with pytest.raises(TypeError, match=r"reports\.dino_kontra_dino\.REPORT must be"):
         game_report(spec)
+
+
+def test_the_glance_table_names_the_tier_and_leads_with_stronger_bots_that_change_it():
+    from reports import robustness
+    from reports.build import with_tiers
+
+    rows = [
+        ("games logged", "1,000", ""),
+        ("first_share: x", "76%", "fair 50%"),
+        ("length", "13", ""),
+    ]
+
+    def verdict(state):
+        return robustness.Verdict("first_share", "76%", "76%", "46%", "-30 pp", state, "why")
+
+    same, lead = with_tiers(rows, "heuristic", 1, (verdict(robustness.HOLDS), "strong"))
+    assert [r[2] for r in same] == ["", "heuristic", "strong", "heuristic"] and lead == ""
+    moved, lead = with_tiers(rows, "heuristic", 1, (verdict(robustness.CHANGES), "strong"))
+    assert [r[2] for r in moved] == ["", "strong", "heuristic", "heuristic"]
+    assert moved[1][1] == "46%" and "strong" in lead and "heuristic play" in lead
+    plain, lead = with_tiers(rows, "heuristic", 1, None)
+    assert len(plain) == 3 and lead == ""
