@@ -17,6 +17,7 @@ from rules.core.errors import DinolabError
 from rules.core.params import parse_assignments, read_rules_file
 from simulate.games import get_game
 from simulate.kit.spec import GameSpec, Setup
+from strategies.core.registry import Strategy
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**15
@@ -103,6 +104,24 @@ class RunConfig:
         return setup
 
 
+PLANNED_CHUNKS = 32
+"""Chunks a big run is cut into: two for each worker of a 16-core machine, so that no worker
+waits while another finishes a long last chunk."""
+
+
+def plan_chunk(game: GameSpec, games: int, lineup: Sequence[Strategy] = ()) -> int:
+    """Games per chunk for a run of ``games`` when none is asked for: a
+    :data:`PLANNED_CHUNKS`-th of the run, at least the game's :attr:`~GameSpec.min_chunk`
+    divided by the lineup's slowest bot's cost (so a chunk of ``strong`` games is small) and at
+    most its :attr:`~GameSpec.default_chunk` (bounded memory).
+
+    It depends on the run alone, never on the worker count: the same command writes the same
+    files on a laptop and on a cluster."""
+    cost = max((s.info.cost for s in lineup), default=1.0)
+    floor = max(1, int(game.min_chunk / max(cost, 1.0)))
+    return max(1, min(game.default_chunk, max(floor, -(-games // PLANNED_CHUNKS))))
+
+
 def build_config(
     game_name: str,
     *,
@@ -130,7 +149,7 @@ def build_config(
         raise DinolabError(f"--games must be in 1..10**15, got {games}")
     if not 0 <= seed <= MAX_SEED:
         raise DinolabError(f"--seed must be in 0..2**64-1, got {seed}")
-    chunk = game.default_chunk if chunk_size is None else chunk_size
+    chunk = plan_chunk(game, games, setup.lineup) if chunk_size is None else chunk_size
     if chunk < 1:
         raise DinolabError(f"--chunk-size must be at least 1, got {chunk}")
     config = RunConfig(

@@ -227,7 +227,12 @@ class GameSpec:
     registry: Registry
     default_strategy: str
     default_chunk: int
-    """Games per chunk by default: bounded memory, several chunks per worker."""
+    """The most games a planned chunk holds (bounded memory; ``--chunk-size`` may ask for more),
+    and the chunk ``dinolab bench`` times the kernel in."""
+    min_chunk: int
+    """The fewest games of the heuristic a planned chunk holds, so that a chunk's fixed cost
+    (its files, its journal line) stays small beside its play; divided by a slow lineup's
+    :attr:`~strategies.core.registry.StrategyInfo.cost` (:func:`simulate.config.plan_chunk`)."""
     tables: tuple[Table, ...]
     build_inputs: Callable[[Setup], tuple]
     """The records a kernel reads for a setup (rules table, lineup, states, scratch)."""

@@ -126,6 +126,10 @@ class StrategyInfo:
     by_players: tuple[tuple[int, tuple[tuple[str, float], ...]], ...] = ()
     """Other defaults at some player counts, ``((n, ((name, value), ...)), ...)`` (a tuned
     bot whose best parameters depend on the table's size)."""
+    cost: float = 1.0
+    """Roughly how many games of the game's heuristic one game of this bot costs at its
+    defaults (``dinolab bench GAME --strong`` measures it): slow bots get small chunks, so every
+    worker has work (:func:`simulate.config.plan_chunk`). It never changes a row."""
 
     def defaults(self, n_players: int | None = None) -> dict[str, float]:
         """Every parameter's default at ``n_players`` (``None``: the plain defaults)."""
@@ -463,7 +467,14 @@ def alias(
     )
     counts = tuple((n, tuple(sorted(d.items()))) for n, d in sorted((by_players or {}).items()))
     return StrategyInfo(
-        name, base.sid, doc, params, base.paths, plays=base.plays or base.name, by_players=counts
+        name,
+        base.sid,
+        doc,
+        params,
+        base.paths,
+        plays=base.plays or base.name,
+        by_players=counts,
+        cost=base.cost,
     )
 
 

@@ -45,6 +45,7 @@ REGISTRY = Registry(
             MONTECARLO,
             "flat Monte Carlo: for each card, rollouts of imagined deals played out greedily",
             params.MONTECARLO,
+            cost=1_000,
         ),
         _ODDS,
         StrategyInfo(
@@ -54,6 +55,7 @@ REGISTRY = Registry(
             "few rounds, scored by events won ahead through a curve fitted on logged games "
             "(strategies.core.montecarlo)",
             params.STRONG,
+            cost=250,
         ),
         tuned(_ODDS, Path(__file__).with_name("tuned.json")),
     ],

@@ -47,6 +47,7 @@ REGISTRY = Registry(
             "flat Monte Carlo over bids (several levels), card plays, newborn regions and "
             "moves, heuristic rollouts on determinised copies",
             params.SEARCH,
+            cost=2_500,
         ),
         StrategyInfo(
             "strong",
@@ -55,6 +56,7 @@ REGISTRY = Registry(
             "playouts on determinised copies, scored by the score margin through a curve "
             "fitted on logged games (strategies.core.montecarlo)",
             params.STRONG,
+            cost=250,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

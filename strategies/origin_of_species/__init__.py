@@ -31,6 +31,7 @@ REGISTRY = Registry(
             "flat Monte Carlo over development (and feeding) choices, heuristic rollouts on "
             "determinised copies",
             params.SEARCH,
+            cost=5_000,
         ),
         StrategyInfo(
             "strong",
@@ -39,6 +40,7 @@ REGISTRY = Registry(
             "playouts on determinised copies, scored by an evaluation fitted on logged games "
             "(strategies.core.montecarlo)",
             params.STRONG,
+            cost=100,
         ),
         alias(
             _HEURISTIC,

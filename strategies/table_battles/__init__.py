@@ -31,6 +31,7 @@ REGISTRY = Registry(
             "flat Monte Carlo over attacks, placements, reactions and flips; heuristic rollouts "
             "on determinised copies (future dice re-rolled from its own stream); heuristic draft",
             params.SEARCH,
+            cost=850,
         ),
         StrategyInfo(
             "drafter",
@@ -38,6 +39,7 @@ REGISTRY = Registry(
             "drafts by simulated value (rollouts of the rest of the draft and the battle from "
             "each candidate pick, unseen cards redealt); battles with the heuristic",
             params.DRAFTER,
+            cost=650,
         ),
         StrategyInfo(
             "strong",
@@ -46,6 +48,7 @@ REGISTRY = Registry(
             "halving over short heuristic playouts on determinised copies, scored by an "
             "evaluation fitted on logged games; heuristic draft (strategies.core.montecarlo)",
             params.STRONG,
+            cost=55,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

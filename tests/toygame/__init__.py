@@ -182,6 +182,7 @@ SPEC = GameSpec(
     registry=REGISTRY,
     default_strategy="high",
     default_chunk=5_000,
+    min_chunk=5_000,
     tables=TABLES,
     build_inputs=build_inputs,
     kernel=play_chunk,

@@ -92,6 +92,7 @@ SPEC = GameSpec(
     registry=REGISTRY,
     default_strategy="greedy",
     default_chunk=50_000,
+    min_chunk=50_000,
     tables=TABLES,
     build_inputs=build_inputs,
     kernel=play_chunk,

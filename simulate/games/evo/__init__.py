@@ -94,6 +94,7 @@ SPEC = GameSpec(
     registry=REGISTRY,
     default_strategy="heuristic",
     default_chunk=20_000,
+    min_chunk=4_000,
     tables=TABLES,
     build_inputs=build_inputs,
     kernel=play_chunk,

@@ -77,6 +77,7 @@ SPEC = GameSpec(
     registry=REGISTRY,
     default_strategy="heuristic",
     default_chunk=50_000,
+    min_chunk=10_000,
     tables=TABLES,
     build_inputs=build_inputs,
     kernel=play_chunk,
