@@ -231,6 +231,18 @@ def bench(
             "that rung in every other seat (-n games per usual player count, seats rotated).",
         ),
     ] = False,
+    scaling: Annotated[
+        bool,
+        typer.Option(
+            "--scaling",
+            help="Time the same run (-n games; default: the game's scaling workload) at 1, 2, "
+            "4 ... workers up to the cores: wall time, speed-up over one worker, efficiency.",
+        ),
+    ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(help="With --scaling: 'dask' adds a local Dask cluster of every core."),
+    ] = "local",
 ) -> None:
     """Measure kernel and end-to-end throughput, the way docs/benchmarks.md records them.
 
@@ -238,13 +250,20 @@ def bench(
     game's own rows (dkd: the ratio to the C yardstick), the interpreted rate, and a whole
     `dinolab simulate` run with its wall time and peak memory. With --study: the game's
     declared sweep, its kernel-only time against the sweep through warm workers. With
-    --strong: the strong bot's speed-up and strength against the strongest rung.
+    --strong: the strong bot's speed-up and strength against the strongest rung. With
+    --scaling: the same run at 1, 2, 4 ... workers (and a Dask cluster with --backend dask).
     """
     from simulate.bench import run_bench
     from simulate.games import all_games, get_game
 
+    if backend != "local" and not scaling:
+        raise DinolabError("--backend is for --scaling (the other measures use one core)")
     for g in [get_game(game)] if game else all_games():
-        if strong:
+        if scaling:
+            from simulate.bench_scaling import run_scaling_bench
+
+            text = run_scaling_bench(g.name, games, backend)
+        elif strong:
             from simulate.bench_strong import run_strong_bench
 
             text = run_strong_bench(g.name, games)

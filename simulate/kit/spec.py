@@ -64,6 +64,8 @@ class Bench:
     """``--param`` specs of the study benchmark (``dinolab bench GAME --study``)."""
     study_games: int = 50_000
     """Games per point of the study benchmark."""
+    scaling_games: int = 200_000
+    """Games of ``dinolab bench GAME --scaling``'s run at each worker count."""
     strong_games: int = 2_000
     """Games per player count of ``dinolab bench GAME --strong``'s head-to-head (``strong``
     against the strongest ladder rung)."""

@@ -1,0 +1,123 @@
+"""``dinolab bench GAME --scaling``: the same run at 1, 2, 4 ... workers, up to the machine's cores.
+
+Each row is a whole ``dinolab simulate`` in a subprocess (every table written, the game's
+benchmark lineup, kernels compiled beforehand), so it includes what a user waits for: starting
+the workers, loading their kernels, writing the logs. The speed-up is over one worker, the
+efficiency the speed-up divided by the workers. ``--backend dask`` adds a row with a local
+Dask cluster of as many workers as cores.
+
+A machine with fewer cores than the target's cannot show 16 workers; what it can show is
+printed beside the times: the chunk plan (how many chunks each of 16 workers would get, which
+depends on the run alone) and how long a run takes to start.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+from rules.core.errors import DinolabError
+from simulate.bench import measure_simulate
+from simulate.config import build_config
+from simulate.games import get_game
+from simulate.kit.play import warmup
+from simulate.progress import rate_text
+
+PLAN_WORKERS = 16
+"""The worker count whose chunk plan is printed whatever the machine (issue 25's target)."""
+
+
+def worker_counts(cores: int) -> list[int]:
+    """1, 2, 4 ... and ``cores`` itself when it is not a power of two."""
+    counts, w = [], 1
+    while w < cores:
+        counts.append(w)
+        w *= 2
+    return [*counts, cores]
+
+
+def chunk_plan(chunks: int, workers: int) -> str:
+    """How ``chunks`` equal chunks fall on ``workers``: ``'32 chunks: 2 per worker'`` or
+    ``'20 chunks: 1 or 2 per worker (2 waves, 4 chunks in the last)'``."""
+    low, extra = divmod(chunks, workers)
+    if extra == 0:
+        return f"{chunks} chunks: {low} per worker"
+    if low == 0:
+        return f"{chunks} chunks: {workers - chunks} of {workers} workers idle"
+    return (
+        f"{chunks} chunks: {low} or {low + 1} per worker "
+        f"({low + 1} waves, {extra} chunks in the last)"
+    )
+
+
+def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "local") -> str:
+    """Time the game's scaling workload at each worker count; a Markdown section."""
+    if backend not in ("local", "dask"):
+        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    game = get_game(game_name)
+    bench = game.bench
+    n = games or bench.scaling_games
+    cores = os.cpu_count() or 1
+    config, setup = build_config(
+        game.name,
+        n_players=bench.players,
+        strategies=bench.lineup,
+        rotate=True,
+        seed=1,
+        games=n,
+        chunk_size=None,
+    )
+    warmup(setup)  # compiled once here, so every row loads the kernels from the cache
+
+    def simulate(out: Path, games_: int, *extra: str) -> float:
+        args = [game.name, "-n", str(games_), "-p", str(bench.players), "-s", bench.lineup]
+        return measure_simulate([*args, "--seed", "1", "--out", str(out), *extra])[0]
+
+    rows: list[tuple[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        start = simulate(Path(tmp) / "start", 1_000)
+        for w in worker_counts(cores):
+            rows.append(
+                (
+                    f"{w} worker{'s' if w > 1 else ''}",
+                    simulate(Path(tmp) / f"w{w}", n, "--workers", str(w)),
+                )
+            )
+        if backend == "dask":
+            out = Path(tmp) / "dask"
+            rows.append(
+                (
+                    f"dask, {cores} workers",
+                    simulate(out, n, "--backend", "dask", "--workers", str(cores)),
+                )
+            )
+    one = rows[0][1]
+    table = [
+        "| run | wall | games/s | speed-up over 1 worker | efficiency |",
+        "|---|---|---|---|---|",
+    ]
+    for label, seconds in rows:
+        workers = int(label.split()[-2] if label.startswith("dask") else label.split()[0])
+        speedup = one / seconds
+        table.append(
+            f"| {label} | {seconds:.1f} s | {rate_text(n / seconds)} | {speedup:.2f}x "
+            f"| {speedup / workers:.0%} |"
+        )
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    head = (
+        f"### `dinolab bench {game_name} --scaling"
+        + (f" --games {games}" if games else "")
+        + (" --backend dask" if backend == "dask" else "")
+        + "`\n\n"
+        f"{when}; {platform.node()}; {cores} cores; Python {platform.python_version()}; "
+        f"{n:,} games of `{bench.lineup}` x{bench.players}, every table\n\n"
+    )
+    notes = (
+        f"\n\nChunks of {config.chunk_size:,} games; on {PLAN_WORKERS} workers: "
+        f"{chunk_plan(config.n_chunks, PLAN_WORKERS)}. A 1,000-game run starts and finishes "
+        f"in {start:.1f} s."
+    )
+    return head + "\n".join(table) + notes
