@@ -89,11 +89,23 @@ class MetricCurve:
 
 
 @dataclasses.dataclass(frozen=True)
+class Rating:
+    """A tier's strength on the Elo scale (:func:`reports.ratings.rate`), with its 95% interval."""
+
+    elo: float
+    lo: float
+    hi: float
+    games: int
+
+
+@dataclasses.dataclass(frozen=True)
 class Curve:
-    """A strength study measured: the tiers (weakest first) and every metric's curve."""
+    """A strength study measured: the tiers (weakest first), every metric's curve and, when
+    the study played its rating games, each tier's rating."""
 
     tiers: list[TierMeasured]
     metrics: dict[str, MetricCurve]
+    ratings: dict[str, Rating] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -185,8 +197,31 @@ def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Es
 # ------------------------------------------------------------------ the curve
 
 
+def rate_tiers(
+    runs: Sequence[RunData], labels: Mapping[str, str], mapper: Mapper | None = None
+) -> dict[str, Rating] | None:
+    """Each tier's rating from the games of neighbouring tiers against each other (``labels``:
+    tier name -> its bot's label in those runs); ``None`` without such games."""
+    from reports.ratings import rate
+
+    if not runs:
+        return None
+    table = {row["strategy"]: row for row in rate(runs, mapper).iter_rows(named=True)}
+    missing = [name for name, label in labels.items() if label not in table]
+    if missing:
+        raise ValueError(f"the rating games do not rate tier(s) {', '.join(missing)}")
+    return {
+        name: Rating(table[label]["elo"], table[label]["elo_lo"], table[label]["elo_hi"],
+                     table[label]["games"])
+        for name, label in labels.items()
+    }  # fmt: skip
+
+
 def measure_curve(
-    tiers: Sequence[TierMeasured], refs: Sequence[Ref], mapper: Mapper | None = None
+    tiers: Sequence[TierMeasured],
+    refs: Sequence[Ref],
+    mapper: Mapper | None = None,
+    ratings: dict[str, Rating] | None = None,
 ) -> Curve:
     """Every metric of ``refs`` along the tiers (weakest first): each step paired game by
     game with the tier below (:func:`~reports.measure.differences`, over the games both
@@ -208,7 +243,7 @@ def measure_curve(
         assert top is not None
         verdict = judge(top, r.metric.within, tiers[-2].name, tiers[-1].name, estimates[-1])
         out[r.name] = MetricCurve(r, estimates, mine, verdict)
-    return Curve(list(tiers), out)
+    return Curve(list(tiers), out, ratings)
 
 
 def _num(x: float) -> float | None:
@@ -246,6 +281,11 @@ def to_json(curve: Curve, game: str, settings: Mapping[str, Any] | None = None) 
             "words": mc.verdict.words,
         }
     body: dict[str, Any] = {"game": game, "tiers": curve.names, "metrics": metrics}
+    if curve.ratings is not None:
+        body["ratings"] = {
+            name: {"elo": _num(r.elo), "low": _num(r.lo), "high": _num(r.hi), "games": r.games}
+            for name, r in curve.ratings.items()
+        }
     if settings is not None:
         body["settings"] = dict(settings)
     return body
@@ -265,18 +305,30 @@ def summary_lines(curve: Curve) -> list[str]:
                 line += f"  {change(step)} from the tier below ({kind})"
             out.append(line.rstrip())
         out.append(f"  => {mc.verdict.words}")
+    if curve.ratings is not None:
+        out.append("tier ratings (Elo, 95% interval, from neighbouring tiers' games):")
+        for name, r in curve.ratings.items():
+            out.append(f"  {name:<{width}} {r.elo:+7.0f}  [{r.lo:+.0f}, {r.hi:+.0f}]")
     return out
 
 
 # ------------------------------------------------------------------ plot and report
 
 
+def rating_words(ratings: Mapping[str, Rating], settings: Mapping[str, Any]) -> str:
+    """``'heuristic +0 [-12, +12], strong +140 [...]; 2,000 games of each pair'``."""
+    each = ", ".join(f"{n} {r.elo:+.0f} [{r.lo:+.0f}, {r.hi:+.0f}]" for n, r in ratings.items())
+    return f"{each}; {settings.get('rating_games', 0):,} games of each neighbouring pair"
+
+
 def tier_plot(curve: Curve, metric: str) -> bytes:
-    """The metric at each tier (weakest on the left) with 95% bars, and the band of the
-    strongest tier's value plus or minus the tolerance."""
+    """The metric at each tier with 95% bars, and the band of the strongest tier's value plus
+    or minus the tolerance; the tiers at their ratings (Elo) when the study has them, else in
+    order, weakest on the left."""
     mc = curve.metrics[metric]
     names = curve.names
-    x = np.arange(len(names))
+    rated = curve.ratings
+    x = np.array([rated[n].elo for n in names]) if rated else np.arange(len(names))
     y = np.array([e.value for e in mc.estimates], dtype=float)
     lo = np.array([e.lo for e in mc.estimates], dtype=float)
     hi = np.array([e.hi for e in mc.estimates], dtype=float)
@@ -285,8 +337,14 @@ def tier_plot(curve: Curve, metric: str) -> bytes:
     if math.isfinite(y[-1]):
         ax.axhspan(y[-1] - tol, y[-1] + tol, color=ACCENT, alpha=0.12, label=f"strongest ± {tol:g}")
     ax.errorbar(x, y, yerr=[y - lo, hi - y], fmt="o-", color=COLOR, ecolor="black", capsize=3, ms=4)
-    ax.set_xticks(x, names, rotation=20 if len(names) > 3 else 0, fontsize=8)
-    ax.set_xlabel("tier (weakest first)")
+    if rated:
+        for xi, yi, name in zip(x, y, names, strict=True):
+            ax.annotate(name, (xi, yi), textcoords="offset points", xytext=(4, 6), fontsize=7)
+        ax.set_xlabel("tier strength (Elo from the neighbouring tiers' games)")
+        ax.margins(x=0.1)
+    else:
+        ax.set_xticks(x, names, rotation=20 if len(names) > 3 else 0, fontsize=8)
+        ax.set_xlabel("tier (weakest first)")
     ax.set_ylabel(f"{metric} ({mc.ref.metric.unit})")
     way = f" ({mc.verdict.direction})" if mc.verdict.direction else ""
     ax.set_title(f"{metric}: {mc.verdict.state}{way}", fontsize=10)
@@ -315,6 +373,11 @@ def sections(curve: Curve, settings: Mapping[str, Any]) -> list[Section]:
                 "so the steps between tiers are paired game by game",
             ),
             ("metrics", ", ".join(curve.metrics)),
+            *(
+                [("tier ratings (Elo, 95%)", rating_words(curve.ratings, settings))]
+                if curve.ratings
+                else []
+            ),
         ],
         schema=["setting", "value"],
         orient="row",

@@ -271,6 +271,7 @@ def test_a_precision_beyond_the_cap_stops_in_one_line_and_keeps_the_tiers(tmp_pa
         ([*TIERS, "--precision", "-1"], "positive half-width"),
         ([*TIERS, "--max-games", "0"], "--max-games must be in"),
         ([*TIERS, "-p", "9"], "2-4 players"),
+        ([*TIERS, "--rating-games", "-1"], "--rating-games must be in"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, args, message):
@@ -336,3 +337,31 @@ def test_a_strength_curve_on_dask_gives_the_local_numbers(tmp_path):
     assert len(local) > 2 * 6 and parquet_files(tmp_path / "dask") == local
     for name in ("strength.json", "tiers/0-random/metrics.json", "tiers/1-high/metrics.json"):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+# ------------------------------------------------------------------ ratings
+
+
+def test_rating_games_put_the_tiers_on_one_elo_scale(tmp_path):
+    # High card against itself: playing the lowest cards first loses rounds to a random order
+    # (random's seats win 57% against low's 33% in these games), while the highest first gains
+    # nothing on a random order (45% each): every hand is played out anyway
+    out = tmp_path / "rated"
+    tiers = ["--tier", "low", "--tier", "random", "--tier", "high"]
+    args = ["strength", "toy", *tiers, "-m", "shared", "-n", "2000", "--seed", "5"]
+    r = run_cli(*args, "--rating-games", "3000", "--workers", "1", "--no-progress", "--out", out)
+    assert r.code == 0, r.err
+    ratings = json.loads((out / "strength.json").read_text())["ratings"]
+    low, rnd, high = (ratings[t] for t in ("low", "random", "high"))
+    assert low["high"] < rnd["low"] - 50 and low["high"] < high["low"] - 50
+    assert abs(rnd["elo"] - high["elo"]) < 20
+    assert rnd["games"] == 6000 and low["games"] == high["games"] == 3000
+    assert sorted(p.name for p in (out / "ratings").iterdir()) == ["0-1", "1-2"]
+    assert (
+        "tier ratings (Elo" in r.out
+        and "tier ratings (Elo, 95%)" in (out / "strength.md").read_text()
+    )
+    again = run_cli(
+        *args, "--rating-games", "3000", "--workers", "1", "--no-progress", "--out", out, "--resume"
+    )
+    assert again.code == 0 and json.loads((out / "strength.json").read_text())["ratings"] == ratings

@@ -91,7 +91,7 @@ def strength_curve(
     """Play a strength study (a :class:`simulate.study.strength.StrengthRequest`), measure
     it and write its results; from Python as from ``dinolab strength``."""
     from simulate.progress import progress_bar, want_progress
-    from simulate.study.strength import plan_strength, play_strength
+    from simulate.study.strength import plan_strength, play_ratings, play_strength
 
     plan = plan_strength(request, tier_measurer(tuple(request.metrics)))
     say_if_fresh(request.resume, plan.mode, plan.out)
@@ -115,6 +115,10 @@ def strength_curve(
     try:
         with progress_bar(f"strength {g.name}", want_progress(progress)) as update:
             play_strength(plan, executor, update, echo)
+        if plan.pairs:
+            echo(f"rating games: {request.rating_games:,} per pair of neighbouring tiers")
+            with progress_bar(f"ratings {g.name}", want_progress(progress)) as update:
+                play_ratings(plan, executor, update)
         curve, files = write_strength_outputs(plan.out, mapper)
     finally:
         executor.close()
@@ -188,6 +192,14 @@ def strength(
         typer.Option(help="Finish an interrupted study; finished tiers are not played again."),
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace a strength study in --out.")] = False,
+    rating_games: Annotated[
+        int,
+        typer.Option(
+            help="Also play each tier against the next (bots alternating round the table, "
+            "seats rotated) this many games, to rate the tiers on one Elo scale: the plots' "
+            "x axis and strength.json's 'ratings' (0: none; the plots order the tiers)."
+        ),
+    ] = 0,
     progress: Progress = None,
 ) -> None:
     """Follow a game's metrics up the strength tiers of its bots, on the same deals.
@@ -236,6 +248,7 @@ def strength(
         out=out,
         resume=resume,
         force=force,
+        rating_games=rating_games,
     )
     from reports.strength import summary_lines
 

@@ -192,10 +192,10 @@ def write_strength_outputs(where: str, mapper=None) -> tuple[Any, tuple[str, ...
     """Measure a finished strength folder's steps and verdicts and write ``strength.json``
     (atomically), ``strength.html`` and ``strength.md`` into it."""
     from reports.metrics import Context, Estimate, MetricError, resolve
-    from reports.strength import TierMeasured, measure_curve, render, to_json
+    from reports.strength import TierMeasured, measure_curve, rate_tiers, render, to_json
     from simulate.games import get_game
     from simulate.storage import open_store
-    from simulate.study.strength import RESULT, read_strength
+    from simulate.study.strength import RESULT, rating_runs, read_strength
 
     store = open_store(where)
     record, found = read_strength(store)
@@ -210,7 +210,13 @@ def write_strength_outputs(where: str, mapper=None) -> tuple[Any, tuple[str, ...
         TierMeasured(name, run, {k: Estimate.from_dict(v) for k, v in metrics.items()})
         for name, run, metrics in found
     ]
-    curve = measure_curve(tiers, refs, mapper)
+    game = get_game(settings["game"])
+    labels = {
+        name: game.registry.lineup(spec, settings["players"])[0].label
+        for name, spec in zip([t.name for t in tiers], settings["tiers"], strict=True)
+    }
+    ratings = rate_tiers(rating_runs(store), labels, mapper)
+    curve = measure_curve(tiers, refs, mapper, ratings)
     shown = {k: settings[k] for k in ("players", "seed", "games", "precision", "rules")}
     body = to_json(curve, settings["game"], shown)
     store.write_bytes(RESULT, (json.dumps(body, indent=1) + "\n").encode())

@@ -22,6 +22,7 @@ study of the same settings (``study.json``), replaying nothing finished.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 from collections.abc import Callable
@@ -44,6 +45,8 @@ from simulate.study.sweep import Measurer
 from strategies.core.registry import split_lineup
 
 TIERS = "tiers"
+RATINGS = "ratings"
+"""The folder of the rating games: one run per pair of neighbouring tiers."""
 METRICS = folder.METRICS
 RESULT = "strength.json"
 REPORTS = ("strength.html", "strength.md")
@@ -87,6 +90,9 @@ class StrengthRequest:
     """The study folder (default ``runs/strength-<game>-seed<seed>``)."""
     resume: bool = False
     force: bool = False
+    rating_games: int = 0
+    """Games of each pair of neighbouring tiers against each other (seats alternating and
+    rotated), which put the tiers on one rating scale; 0: none (the plot orders the tiers)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +108,15 @@ class Tier:
     measurer: Measurer
 
 
+@dataclasses.dataclass(frozen=True)
+class Pair:
+    """Two neighbouring tiers against each other: the run that rates them."""
+
+    folder: str
+    config: RunConfig
+    setup: Setup
+
+
 @dataclasses.dataclass
 class StrengthPlan:
     """A validated strength study, nothing written yet."""
@@ -113,6 +128,7 @@ class StrengthPlan:
     record: dict[str, Any]
     store: RunStore
     mode: str
+    pairs: list[Pair] = dataclasses.field(default_factory=list)
 
     @property
     def out(self) -> str:
@@ -233,6 +249,7 @@ def plan_strength(request: StrengthRequest, measurer_for: MeasurerFor) -> Streng
     tiers = [
         dataclasses.replace(t, config=dataclasses.replace(t.config, tables=tables)) for t in tiers
     ]
+    pairs = rating_pairs(game, tiers, r)
     settings = {
         "game": game.name,
         "players": base.n_players,
@@ -246,6 +263,8 @@ def plan_strength(request: StrengthRequest, measurer_for: MeasurerFor) -> Streng
         "chunk_size": chunk,
         "tables": list(tables) if tables is not None else None,
     }
+    if pairs:  # absent otherwise: studies without ratings keep the record they had
+        settings["rating_games"] = r.rating_games
     record = {
         "tool": "dinolab strength",
         "settings": settings,  # --max-games is not in it: a larger cap goes on with --resume
@@ -259,7 +278,55 @@ def plan_strength(request: StrengthRequest, measurer_for: MeasurerFor) -> Streng
             child = store.child(f"{TIERS}/{t.folder}")
             if child.exists("manifest.json"):
                 _check_same(child, t.config, games is None)
-    return StrengthPlan(r, game, tiers, metrics, record, store, mode)
+    return StrengthPlan(r, game, tiers, metrics, record, store, mode, pairs)
+
+
+def rating_pairs(game: GameSpec, tiers: list[Tier], r: StrengthRequest) -> list[Pair]:
+    """The runs that rate the tiers: each tier against the next, their bots alternating round
+    the table and the seats rotated, ``r.rating_games`` games each (none for 0)."""
+    if r.rating_games == 0:
+        return []
+    if not 1 <= r.rating_games <= MAX_GAMES:
+        raise DinolabError(f"--rating-games must be in 1..10**15 (or 0), got {r.rating_games}")
+    pairs = []
+    for a, b in itertools.pairwise(tiers):
+        specs = (a.config.strategies[0], b.config.strategies[0])
+        lineup = ",".join(specs[seat % 2] for seat in range(a.config.n_players))
+        config, setup = build_config(
+            game.name,
+            n_players=a.config.n_players,
+            strategies=lineup,
+            rotate=True,
+            seed=r.seed,
+            games=r.rating_games,
+            chunk_size=None,
+            assignments=list(r.assignments),
+            rules_file=r.rules_file,
+            tables="games,players",
+        )
+        pairs.append(Pair(f"{a.index}-{b.index}", config, setup))
+    return pairs
+
+
+def play_ratings(plan: StrengthPlan, executor: Executor, progress: Progress | None = None) -> None:
+    """Play the rating runs (:func:`rating_pairs`), finishing those a study left unfinished."""
+    runs = []
+    for pair in plan.pairs:
+        child = plan.store.child(f"{RATINGS}/{pair.folder}")
+        started = child.exists("manifest.json")
+        runs.append(open_run(pair.config, pair.setup, child, resume=started, tag=pair.folder))
+    play_runs(runs, executor, lambda run_plan, measured: None, progress)
+
+
+def rating_runs(where: str | RunStore) -> list[Run]:
+    """The finished rating runs of a strength folder (none when it was played without)."""
+    store = open_store(where)
+    found = []
+    for name in store.listdir(RATINGS):
+        child = store.child(f"{RATINGS}/{name}")
+        if child.exists("manifest.json") and read_manifest(child).get("status") == "complete":
+            found.append(Run(child))
+    return found
 
 
 def _check_same(store: RunStore, config: RunConfig, any_size: bool) -> RunConfig:
@@ -316,7 +383,7 @@ def play_strength(
     :class:`PrecisionNotReached` with every tier played so far on disk."""
     store, r = plan.store, plan.request
     if plan.mode == "replace":
-        folder.clear(store, [TIERS, RESULT, *REPORTS])
+        folder.clear(store, [TIERS, RATINGS, RESULT, *REPORTS])
     folder.write_record(store, plan.record)
     first = plan.record["settings"]["first_round"]
     sizes: dict[str, int] = {}
