@@ -225,9 +225,11 @@ def run_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
     tables = play(setup, job.seed, job.rotate, job.start, job.stop, reuse=True, tables=job.tables)
     if job.run_dir is not None:
         store = open_store(job.run_dir)
+        declared = {t.name: t for t in setup.game.logged_tables}
         for name, table in tables.items():
+            stored = table.drop_columns(list(declared[name].derived(tables)))
             try:
-                rows[name], digests[name] = write_part(store, name, job.index, table)
+                rows[name], digests[name] = write_part(store, name, job.index, stored)
             except OSError as exc:
                 raise ChunkWriteError(
                     f"cannot write chunk {job.index} of table {name} in {store}: "
