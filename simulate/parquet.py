@@ -10,13 +10,10 @@ are deterministic: the same rows give the same bytes.
 
 from __future__ import annotations
 
-import hashlib
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simulate.pqformat import encode_table
-from simulate.storage import RunStore
 
 KEY_COLUMNS = ("game_id", "round", "seat")
 
@@ -46,10 +43,3 @@ def encode(table: pa.Table) -> bytes:
         row_group_size=max(table.num_rows, 1),
     )
     return sink.getvalue().to_pybytes()
-
-
-def write_part(store: RunStore, folder: str, index: int, table: pa.Table) -> tuple[int, str]:
-    """Write ``table`` as chunk ``index`` of ``folder``; return (rows, sha256 of the file)."""
-    data = encode(table)
-    store.write_bytes(f"{folder}/{part_name(index)}", data)
-    return table.num_rows, hashlib.sha256(data).hexdigest()
