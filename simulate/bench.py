@@ -8,7 +8,8 @@
   meaningful even on a noisy machine.
 * Interpreted: the same kernel under ``NUMBA_DISABLE_JIT=1`` (subprocess), for the speed-up.
 * End to end: ``dinolab simulate`` with every table logged, all cores, in a subprocess; wall
-  time and the peak resident memory of the whole process tree (sampled from ``/proc``).
+  time, its rate against the cores' logged kernel rate, the bytes of its Parquet parts a
+  game, and the peak resident memory of the whole process tree (sampled from ``/proc``).
 """
 
 from __future__ import annotations
@@ -134,13 +135,22 @@ def run_bench(game_name: str, games: int | None = None) -> str:
             str(Path(tmp) / "run"),
         ]
         seconds, peak = measure_simulate(args)
+        parts = sum(p.stat().st_size for p in (Path(tmp) / "run").glob("*/part-*.parquet"))
     cores = os.cpu_count() or 1
+    rate = n_e2e / seconds
     rows.append(
         (
             f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
-            f"{seconds:.1f} s wall, {rate_text(n_e2e / seconds)}",
+            f"{seconds:.1f} s wall, {rate_text(rate)}",
         )
     )
+    rows.append(
+        (
+            f"end to end against {cores} cores' logged kernel rate",
+            f"{rate / (cores * kernel_log):.0%}",
+        )
+    )
+    rows.append(("Parquet parts on disk", f"{parts / n_e2e:.1f} bytes a game"))
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (

@@ -28,6 +28,7 @@ import abc
 import contextlib
 import dataclasses
 import fcntl
+import hashlib
 import multiprocessing as mp
 import os
 import threading
@@ -35,15 +36,23 @@ import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from concurrent.futures.process import BrokenProcessPool
+
+import pyarrow as pa
 
 from rules.core.errors import DinolabError
 from rules.core.jit import cache_dir, jit_disabled
 from simulate.kit.compiled import is_compiled, mark_compiled
 from simulate.kit.play import play, warmup
 from simulate.kit.spec import Setup
-from simulate.parquet import write_part
+from simulate.parquet import encode, part_name
 from simulate.storage import open_store
 
 Measure = Callable[["Setup", "ChunkJob", dict], object]
@@ -220,25 +229,43 @@ def run_chunk(setup: Setup, job: ChunkJob) -> ChunkResult:
     """Play one chunk, write its tables' part files and measure them; return what was
     written."""
     t0 = time.perf_counter()
-    rows, digests = {}, {}
+    digests: dict[str, str] = {}
     # reuse: this thread's buffers of the last chunk; its tables were written before this one
     tables = play(setup, job.seed, job.rotate, job.start, job.stop, reuse=True, tables=job.tables)
     if job.run_dir is not None:
-        store = open_store(job.run_dir)
-        for name, table in tables.items():
-            try:
-                rows[name], digests[name] = write_part(store, name, job.index, table)
-            except OSError as exc:
-                raise ChunkWriteError(
-                    f"cannot write chunk {job.index} of table {name} in {store}: "
-                    f"{exc.strerror or exc}"
-                ) from None
+        rows, digests = write_tables(setup, job, tables)
     else:
         rows = {name: table.num_rows for name, table in tables.items()}
     measured = job.measure(setup, job, tables) if job.measure is not None else None
     del tables
     seconds = time.perf_counter() - t0
     return ChunkResult(job.index, job.start, job.stop, rows, digests, seconds, measured, job.tag)
+
+
+def write_tables(
+    setup: Setup, job: ChunkJob, tables: dict[str, pa.Table]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Write a chunk's tables (columns derived on read left out); return their rows and the
+    sha256 of each file. This thread encodes (so the bytes never depend on timing) while a
+    writer thread stores and fsyncs the previous table: the disk's wait overlaps the work."""
+    store = open_store(job.run_dir)
+    declared = {t.name: t for t in setup.game.logged_tables}
+    rows, digests, pending = {}, {}, {}
+    with ThreadPoolExecutor(1, thread_name_prefix="dinolab-writer") as writer:
+        for name, table in tables.items():
+            stored = table.drop_columns(list(declared[name].derived(tables)))
+            data = encode(stored)
+            rows[name], digests[name] = stored.num_rows, hashlib.sha256(data).hexdigest()
+            pending[name] = writer.submit(store.write_bytes, f"{name}/{part_name(job.index)}", data)
+        for name, done in pending.items():
+            try:
+                done.result()
+            except OSError as exc:
+                raise ChunkWriteError(
+                    f"cannot write chunk {job.index} of table {name} in {store}: "
+                    f"{exc.strerror or exc}"
+                ) from None
+    return rows, digests
 
 
 Task = tuple[Setup, ChunkJob]

@@ -52,6 +52,7 @@ def _versions() -> dict[str, str]:
 def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) -> dict[str, Any]:
     """The manifest of a run about to start."""
     game = setup.game
+    written = {t.name for t in game.written_tables(config.tables)}
     return {
         "tool": "dinolab",
         "schema_version": SCHEMA_VERSION,
@@ -68,11 +69,7 @@ def new_manifest(config: RunConfig, setup: Setup, data_files: dict[str, str]) ->
             for s in setup.lineup
         },
         "log_schema": game.schema,
-        "tables": {
-            t.name: t.to_dict()
-            for t in game.logged_tables
-            if config.tables is None or t.name in config.tables
-        },
+        "tables": {t.name: t.to_dict(written) for t in game.written_tables(config.tables)},
         "chunks": {},
     }
 

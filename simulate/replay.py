@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
+import polars as pl
 
 from rules.core.errors import DinolabError
 from simulate.kit.play import play, replay_text
-from simulate.manifest import read_manifest, run_config
+from simulate.manifest import run_config
 from simulate.parquet import part_name
-from simulate.storage import RunStore, open_store
+from simulate.rundir import Run
+from simulate.storage import RunStore
 
 
-def logged_rows(store: RunStore, table: str, chunk: int, game_id: int):
-    """The rows of ``game_id`` in one table's part file (None when the part is missing)."""
-    name = f"{table}/{part_name(chunk)}"
-    if not store.exists(name):
+def logged_rows(run: Run, table: str, chunk: int, game_id: int) -> pl.DataFrame | None:
+    """The rows of ``game_id`` in one table's part, derived columns included (None when the
+    part is missing), with category columns as text."""
+    if not run.store.exists(f"{table}/{part_name(chunk)}"):
         return None
-    # one thread: a threaded read left an Arrow thread that aborted the process at exit about
-    # one run in three ("terminate called without an active exception", apache/arrow#34314)
-    t = pq.read_table(io.BytesIO(store.read_bytes(name)), use_threads=False)
-    return t.filter(pc.equal(t["game_id"], game_id))
+    return _comparable(run.read(table, chunk).filter(pl.col("game_id") == game_id))
+
+
+def _comparable(frame: pl.DataFrame) -> pl.DataFrame:
+    """Category columns as text: two categoricals of the same labels compare by value."""
+    return frame.with_columns(pl.col(pl.Categorical).cast(pl.String))
 
 
 def replay_game(run_dir: str | Path | RunStore, game_id: int) -> str:
     """Text of game ``game_id`` of a run, ending with whether it matches the log."""
-    run_dir = open_store(run_dir)
-    manifest = read_manifest(run_dir)
+    run = Run(run_dir)
+    manifest = run.manifest
     config = run_config(manifest)
     if not 0 <= game_id < config.games:
         raise DinolabError(f"--game must be in 0..{config.games - 1} for {run_dir}")
@@ -41,8 +42,8 @@ def replay_game(run_dir: str | Path | RunStore, game_id: int) -> str:
     fresh = play(setup, config.seed, config.rotate, game_id, game_id + 1, tables=config.tables)
     differ = []
     for name, table in fresh.items():
-        logged = logged_rows(run_dir, name, chunk, game_id)
-        if logged is None or not logged.equals(table):
+        logged = logged_rows(run, name, chunk, game_id)
+        if logged is None or not logged.equals(_comparable(pl.from_arrow(table))):
             differ.append(name)
     if differ:
         raise DinolabError(

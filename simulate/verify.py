@@ -3,9 +3,9 @@
 Checks, in order: the manifest reads and has this tool's schema version; every chunk of the
 configuration is listed (for a finished run) and no chunk outside it; every listed chunk's
 part file exists in every table with the recorded SHA-256 and row count; each part's schema
-is the table's declared schema; and game ids cover ``0 .. games-1`` exactly once in the games
-table and stay inside their chunk's range in every other table. Stray temporary files are
-reported. The run is good only when every check holds.
+is the table's declared schema less the columns derived on read; and game ids cover
+``0 .. games-1`` exactly once in the games table and stay inside their chunk's range in every
+other table. Stray temporary files are reported. The run is good only when every check holds.
 """
 
 from __future__ import annotations
@@ -47,11 +47,8 @@ def verify_run(run_dir: str | Path | RunStore, *, max_problems: int = 50) -> Rep
     manifest = read_manifest(root)  # a missing or unreadable manifest is a user error (exit 2)
     config = run_config(manifest)
     game = get_game(config.game)
-    declared = {
-        t.name: t.arrow()
-        for t in game.logged_tables
-        if config.tables is None or t.name in config.tables
-    }
+    written = game.written_tables(config.tables)
+    declared = {t.name: t.stored({w.name for w in written}) for t in written}
     chunks = {str(i): (start, stop) for i, start, stop in config.chunks()}
     listed = manifest["chunks"]
 

@@ -70,8 +70,21 @@ def test_manifest_describes_the_run(tmp_path):
         "turns": 44000,
     }
     assert "PROVISIONAL" in m["data"]["description"]
-    assert set(m["data"]["files"]) == {"deck.csv", "dinos.parquet", "events.parquet"}
+    assert set(m["data"]["files"]) == {
+        "deck.csv",
+        "dinos.parquet",
+        "events.parquet",
+        "strength.parquet",
+    }
     assert m["tables"]["turns"]["columns"][0]["name"] == "game_id"
+    derived = {c["name"]: c["derived"] for c in m["tables"]["turns"]["columns"] if "derived" in c}
+    assert derived["won"] == {
+        "from": "rounds",
+        "on": ["game_id", "round"],
+        "column": "winner",
+        "equals": "seat",
+    }
+    assert set(derived) == {"event_id", "strength", "holder", "won"}
     assert "cautious" in m["strategies"]
 
 

@@ -18,7 +18,11 @@ def schema_markdown(games: Sequence[GameSpec]) -> str:
         "",
         "Generated from the table declarations by `dinolab games --markdown`; do not edit.",
         "Every run directory has one folder of Parquet parts per table. Category columns are",
-        "dictionary-encoded strings.",
+        "dictionary-encoded strings. A column marked *derived on read* copies another table's",
+        "fact and is not in the Parquet parts when the run writes its source: `Run.read` and",
+        "`Run.scan` (reports, replay, notebooks) derive it, and a direct reader (DuckDB, pandas)",
+        "joins it from the named source on the named columns (the manifest's table docs say",
+        "which columns a run derives).",
         "",
     ]
     for g in games:
@@ -29,6 +33,7 @@ def schema_markdown(games: Sequence[GameSpec]) -> str:
             for c in t.columns:
                 kind = "category" if c.labels is not None or c.lineup else str(c.type)
                 kind = "list of categories" if str(c.type).startswith("list") else kind
-                out.append(f"| `{c.name}` | {kind} | {c.unit} | {c.doc} |")
+                meaning = c.doc + (f"; *derived on read*: {c.derived.text()}" if c.derived else "")
+                out.append(f"| `{c.name}` | {kind} | {c.unit} | {meaning} |")
             out.append("")
     return "\n".join(out)

@@ -17,7 +17,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -276,6 +276,7 @@ class GameSpec:
             have = {c.name for c in self.tables[names.index(table)].columns}
             if missing := set(columns) - have:
                 raise TypeError(f"{self.name}.{table} lacks {sorted(missing)}")
+        _check_derived(self.name, self.tables)
         if importlib.util.find_spec(self.report) is None:
             raise TypeError(f"{self.name}: no report module {self.report}")
         if self.strength is not None:
@@ -296,6 +297,10 @@ class GameSpec:
     @property
     def logged_tables(self) -> tuple[Table, ...]:
         return tuple(t for t in self.tables if t.kind is not Kind.TRACE)
+
+    def written_tables(self, tables: Collection[str] | None) -> tuple[Table, ...]:
+        """The tables a run logging ``tables`` (``None``: every one) writes."""
+        return tuple(t for t in self.logged_tables if tables is None or t.name in tables)
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -351,3 +356,19 @@ class Setup:
 
     def describe_data(self) -> str:
         return self.data.describe()
+
+
+def _check_derived(game: str, tables: tuple[Table, ...]) -> None:
+    """Every derived column names columns that exist: its keys and ``equals`` in its table,
+    its keys and value in its source table (a data file is read as it is)."""
+    columns = {t.name: {c.name for c in t.columns} for t in tables if t.kind is not Kind.TRACE}
+    for t in tables:
+        for c in t.columns:
+            d = c.derived
+            if d is None:
+                continue
+            here = {*d.on, *([d.equals] if d.equals else [])}
+            there = set() if d.from_file else {*d.on, d.column}
+            known = d.source != t.name and (d.from_file or d.source in columns)
+            if not (known and here <= columns[t.name] and there <= columns.get(d.source, there)):
+                raise TypeError(f"{game}.{t.name}.{c.name}: derived from unknown columns ({d})")

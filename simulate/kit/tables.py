@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,38 @@ buffer is 2-D, ``width`` int8 codes into its labels per row, padded with -1. Sto
 of strings (Parquet dictionary-encodes them): a Parquet round trip of a *nested* dictionary
 keeps only the labels a part uses, in the order they first appear, so a replayed game's rows
 would not equal the logged ones."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Derived:
+    """A column the kernel fills but the Parquet part leaves out, derived on read
+    (:mod:`simulate.logs`): the value of ``column`` in the row of ``source`` (another table of
+    the run, or a data file beside the logs such as ``strength.parquet``) whose ``on``
+    columns are equal to this row's; with ``equals``, whether that value equals this row's
+    column ``equals``. A run that does not write ``source`` stores the column instead."""
+
+    source: str
+    on: tuple[str, ...]
+    column: str
+    equals: str = ""
+
+    @property
+    def from_file(self) -> bool:
+        return self.source.endswith(".parquet")
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the manifest records it (and :meth:`from_dict` reads it back)."""
+        out = {"from": self.source, "on": list(self.on), "column": self.column}
+        return out | ({"equals": self.equals} if self.equals else {})
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Derived:
+        return cls(d["from"], tuple(d["on"]), d["column"], d.get("equals", ""))
+
+    def text(self) -> str:
+        """One line for the schema docs."""
+        match = f"{self.source}.{self.column} of the row with the same {', '.join(self.on)}"
+        return f"{match} == {self.equals}" if self.equals else match
 
 
 class Kind(Enum):
@@ -78,6 +110,8 @@ class Column:
     """Filled by the kit, not the kernel, in tables with a fixed count of rows per game (kind
     ``GAME``): ``"game_id"`` (the game of the row), ``"seat"`` (the row within its game) or
     ``"n_players"``. The kernel then writes nothing for it: fewer stores in the hot loop."""
+    derived: Derived | None = None
+    """Left out of the Parquet part and derived on read (a copy of another table's fact)."""
 
     def __post_init__(self) -> None:
         if not self.buffer:
@@ -91,6 +125,8 @@ class Column:
             raise TypeError(f"column {self.name}: unsupported type {self.type}")
         if self.fill not in FILLS:
             raise TypeError(f"column {self.name}: fill must be one of {FILLS}")
+        if self.derived is not None and (categorical or self.fill):
+            raise TypeError(f"column {self.name}: only plain kernel columns can be derived")
 
     @property
     def dtype(self) -> type:
@@ -106,7 +142,8 @@ class Column:
 
     def describe(self) -> str:
         """The column's doc with its unit, for schema docs."""
-        return f"{self.doc} ({self.unit})" if self.unit else self.doc
+        text = f"{self.doc} ({self.unit})" if self.unit else self.doc
+        return text + (f"; derived on read: {self.derived.text()}" if self.derived else "")
 
 
 FILLS = ("", "game_id", "seat", "n_players")
@@ -227,11 +264,28 @@ class Table:
         return tuple(out.values())
 
     def arrow(self) -> pa.Schema:
-        """The table's Arrow schema, as ``verify`` checks every part against."""
+        """The table's Arrow schema: every column, as readers see it."""
         return pa.schema([pa.field(c.name, c.type) for c in self.columns])
 
-    def to_dict(self) -> dict[str, Any]:
-        """The table's documentation, as the manifest records it."""
+    def derived(self, written: Collection[str]) -> dict[str, Derived]:
+        """The columns a run writing tables ``written`` leaves out of this table's parts:
+        those derived from a data file or from a table it writes."""
+        return {
+            c.name: c.derived
+            for c in self.columns
+            if c.derived is not None and (c.derived.from_file or c.derived.source in written)
+        }
+
+    def stored(self, written: Collection[str]) -> pa.Schema:
+        """The Arrow schema of this table's Parquet parts in a run writing ``written``, as
+        ``verify`` checks every part against."""
+        left_out = self.derived(written)
+        return pa.schema([pa.field(c.name, c.type) for c in self.columns if c.name not in left_out])
+
+    def to_dict(self, written: Collection[str] = ()) -> dict[str, Any]:
+        """The table's documentation, as the manifest records it (with how each column left
+        out of the parts of a run writing ``written`` is derived)."""
+        left_out = self.derived(written)
         return {
             "doc": self.doc,
             "columns": [
@@ -240,6 +294,7 @@ class Table:
                     "type": str(c.type),
                     "doc": c.doc,
                     **({"unit": c.unit} if c.unit else {}),
+                    **({"derived": left_out[c.name].to_dict()} if c.name in left_out else {}),
                 }
                 for c in self.columns
             ],
@@ -254,9 +309,13 @@ SHARED_COLUMNS = {
 
 
 def schema_digest(tables: Sequence[Table]) -> str:
-    """A digest of the logged tables' names, columns and types (a changed schema, a new digest)."""
+    """A digest of the logged tables' names, columns, types and derivations (a changed schema,
+    a new digest)."""
+
+    def column(c: Column) -> list:
+        return [c.name, str(c.type), *([c.derived.to_dict()] if c.derived else [])]
+
     text = json.dumps(
-        [[t.name, [[c.name, str(c.type)] for c in t.columns]] for t in tables],
-        separators=(",", ":"),
+        [[t.name, [column(c) for c in t.columns]] for t in tables], separators=(",", ":")
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -15,7 +15,7 @@ from rules.dino_kontra_dino.state import make_table, new_states
 from simulate.games.dino_kontra_dino.check import CHECK
 from simulate.games.dino_kontra_dino.kernel import play_chunk
 from simulate.games.dino_kontra_dino.replay import render
-from simulate.games.dino_kontra_dino.tables import TABLES
+from simulate.games.dino_kontra_dino.tables import STRENGTH_FILE, TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.dino_kontra_dino import REGISTRY
@@ -31,11 +31,15 @@ def load_data(params: DkdParameters, n_players: int) -> Deck:
     return deck
 
 
-def build_inputs(setup: Setup) -> tuple:
+def _table(setup: Setup) -> np.ndarray:
     p: DkdParameters = setup.params
-    tb = make_table(
+    return make_table(
         setup.data, setup.n_players, p.hand_size, p.first_holder, p.two_trait_counts_both
     )
+
+
+def build_inputs(setup: Setup) -> tuple:
+    tb = _table(setup)
     lineup = REGISTRY.lineup_record(list(setup.lineup))
     scratch = records(1, SCRATCH)
     mark_free(lineup, scratch)
@@ -49,7 +53,8 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 
 def data_files(setup: Setup) -> dict[str, bytes]:
-    """``deck.csv`` as played, and the deck as ``dinos.parquet`` and ``events.parquet``."""
+    """``deck.csv`` as played, the deck as ``dinos.parquet`` and ``events.parquet``, and
+    ``strength.parquet`` (turns' ``strength`` is derived from it on read)."""
     deck: Deck = setup.data
     dinos = pa.table(
         {
@@ -76,7 +81,23 @@ def data_files(setup: Setup) -> dict[str, bytes]:
         "deck.csv": deck_csv(deck).encode(),
         "dinos.parquet": _parquet_bytes(dinos),
         "events.parquet": _parquet_bytes(events),
+        STRENGTH_FILE: _parquet_bytes(strength_table(setup)),
     }
+
+
+def strength_table(setup: Setup) -> pa.Table:
+    """Every (event_id, card_id)'s strength as the kernel scores it (``TABLE.power``): the
+    turns table's ``strength`` is derived from it on read."""
+    deck: Deck = setup.data
+    power = _table(setup)[0].power[: deck.n_dinos, : deck.n_events]
+    events, cards = np.meshgrid(np.arange(deck.n_events), np.arange(deck.n_dinos), indexing="ij")
+    return pa.table(
+        {
+            "event_id": pa.array((events + 1).ravel(), I8),
+            "card_id": pa.array((cards + 1).ravel(), I8),
+            "strength": pa.array(power.T.ravel(), I8),
+        }
+    )
 
 
 SPEC = GameSpec(
@@ -111,6 +132,7 @@ SPEC = GameSpec(
     ),
     demo=Demo(4, "greedy,cautious,blind,random", games=1_000_000, test_games=4000),
     report="reports.dino_kontra_dino",
+    schema_version=2,
     notebook="notebooks/dino_kontra_dino.ipynb",
     symmetry=Symmetry(
         4, ("random", "greedy", "blind", "cautious", "odds", "tuned"), ("first_holder=-1",)

@@ -10,6 +10,7 @@ from rules.dino_kontra_dino.params import game_rounds
 from simulate.kit.tables import (
     Buffer,
     Column,
+    Derived,
     Kind,
     Table,
     game_id,
@@ -24,6 +25,9 @@ from simulate.kit.tables import (
 )
 
 I8, I64, BOOL = pa.int8(), pa.int64(), pa.bool_()
+ROUND = ("game_id", "round")
+STRENGTH_FILE = "strength.parquet"
+"""The data file of every (event_id, card_id)'s strength, from which turns' is derived."""
 
 
 def rounds(setup) -> int:
@@ -88,11 +92,32 @@ TURNS = Table(
         game_id(),
         Column("round", I8, "round, from 0"),
         Column("seat", I8, "seat"),
-        Column("event_id", I8, "event resolved this round (deck number, from 1)"),
+        Column(
+            "event_id",
+            I8,
+            "event resolved this round (deck number, from 1)",
+            derived=Derived("rounds", ROUND, "event_id"),
+        ),
         Column("card_id", I8, "dinosaur the seat played (deck number, from 1)"),
-        Column("strength", I8, "the card's total in the event's required traits", "trait points"),
-        Column("holder", I8, "seat holding the figure before the round"),
-        Column("won", BOOL, "this seat won the event"),
+        Column(
+            "strength",
+            I8,
+            "the card's total in the event's required traits",
+            "trait points",
+            derived=Derived(STRENGTH_FILE, ("event_id", "card_id"), "strength"),
+        ),
+        Column(
+            "holder",
+            I8,
+            "seat holding the figure before the round",
+            derived=Derived("rounds", ROUND, "holder"),
+        ),
+        Column(
+            "won",
+            BOOL,
+            "this seat won the event",
+            derived=Derived("rounds", ROUND, "winner", equals="seat"),
+        ),
     ),
     rows_per_game=lambda s: rounds(s) * s.n_players,
 )
