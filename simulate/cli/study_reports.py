@@ -37,6 +37,16 @@ def choose_metrics(ctx, metrics: str | None):
         raise DinolabError(str(exc)) from None
 
 
+def tier_metrics(setup, tables: tuple[str, ...] | None) -> str:
+    """The metrics a study at several tiers measures by default: every one the tables allow
+    that names no bot (each tier's bot plays every seat, so ``strategy_share[NAME]`` would
+    differ from tier to tier and say nothing)."""
+    import dataclasses
+
+    ctx = dataclasses.replace(metric_context(setup, tables), labels=())
+    return ",".join(r.name for r in choose_metrics(ctx, None))
+
+
 def parse_target(text: str, ctx):
     """``--target`` parsed and its metrics resolved; one line when it cannot be."""
     from reports.metrics import MetricError
@@ -68,7 +78,7 @@ def write_study_report(
     if record["tool"] != "dinolab sweep":
         return write_search_report(where, mapper)
     record, found = read_sweep(store)
-    first = found[0][1]
+    first = found[0][2]
     ctx = Context.of(first, game_report(get_game(record["settings"]["game"])))
     try:
         refs = expand(ctx, record["settings"]["metrics"])
@@ -76,8 +86,8 @@ def write_study_report(
     except MetricError as exc:
         raise DinolabError(str(exc)) from None
     points = [
-        SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()})
-        for p, run, m in found
+        SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()}, t)
+        for t, p, run, m in found
     ]
     sections = sweep_sections(record, points, refs, bound, mapper)
     for section in sections:
@@ -88,7 +98,9 @@ def write_study_report(
             ):
                 echo(f"  meets: {row['point']} (distance {row['distance']:.3f})")
     knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
-    title = f"Sweep of {first.title} over {knobs}: {len(points)} points"
+    tiers = record.get("tiers")
+    at = f" at {len(tiers)} tiers" if tiers else ""
+    title = f"Sweep of {first.title} over {knobs}: {len(record['points'])} points{at}"
     return _write(store, first, sections, title, record)
 
 

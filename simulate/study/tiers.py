@@ -101,3 +101,16 @@ def plan_tiers(
             )
     return tiers
 
+
+def refuse_other_lineups(strategy: str | None, rotate: bool) -> None:
+    """With tiers each tier's bot plays every seat: ``--strategy`` would name other bots and
+    ``--rotate`` only replay each deal (one line each)."""
+    if strategy:
+        raise DinolabError(
+            "--strategy and --tier contradict each other: a tier's bot plays every seat"
+        )
+    if rotate:
+        raise DinolabError(
+            "--rotate and --tier contradict each other: with one bot in every seat a rotation "
+            "only replays the deal"
+        )
