@@ -153,8 +153,12 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     summary = json.loads(store.read_bytes(SUMMARY))
     recommendation = json.loads(store.read_bytes(RECOMMENDATION))
     finals = {f["name"]: f for f in summary["finals"]}
-    current_run = Run(store.child(summary["finals"][0]["folder"]))
-    rec_run = Run(store.child(finals[summary["recommendation"]]["folder"]))
+    base, rec = summary["finals"][0], finals[summary["recommendation"]]
+    pairs = [  # the current rules and the recommendation at each tier
+        (a.get("tier"), Run(store.child(a["folder"])), Run(store.child(b["folder"])))
+        for a, b in zip(base.get("tiers", [base]), rec.get("tiers", [rec]), strict=True)
+    ]
+    current_run = pairs[0][1]
     ctx = Context.of(current_run, game_report(get_game(record["settings"]["game"])))
     try:
         bound = Target.parse(record["settings"]["target"]).bind(ctx)
@@ -167,8 +171,7 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
         record,
         summary,
         recommendation,
-        current_run,
-        rec_run,
+        pairs,
         refs,
         bound.names,
         bound.describe_scale(),
