@@ -230,14 +230,14 @@ def recommendation_lines(rec: dict) -> list[str]:
             + ", ".join(f"{_ci(t['distance'], 3)} at {t['tier']}" for t in rec["tiers"])
             + f" on {rec['measured_on']:,} fresh games at each tier"
         )
-        views = [(f"at {t['tier']}: ", t) for t in rec["tiers"]]
+        views = [(f" at {t['tier']}", t) for t in rec["tiers"]]
     lines = [f"recommendation: {change} ({head}; {rec['games']:,} games in all)"]
     if not rec["meets_constraints"]:
         every = " at every tier: no finalist did" if "tiers" in rec else ": no setting played did"
         lines.append(f"  it does NOT meet every constraint{every} (see the report)")
-    for prefix, view in views:
+    for at, view in views:
         for name, m in view["metrics"].items():
-            lines.append(f"  {prefix}{name}: {_ci(m, 4)}")
+            lines.append(f"  {name}{at}: {_ci(m, 4)}")
     for p in rec.get("passed_over", []):
         setting = ", ".join(f"{k}={v}" for k, v in p["params"].items()) or "the current rules"
         lines.append(f"  not recommended: {setting}: {p['why']}")

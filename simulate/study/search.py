@@ -731,7 +731,10 @@ def passed_over(
         broken = [j for j, sc in enumerate(scores[i]) if not sc.feasible]
         if broken and scores[i][0].feasible:
             j = broken[0]
-            why = f"it meets every constraint at {names[0]} but not at {names[j]}"
+            why = (
+                f"it meets every constraint at {names[0]} but not at {names[j]} (off by "
+                f"{scores[i][j].violation:.2f} scale units there)"
+            )
         else:
             j = max(range(len(names)), key=lambda k: scores[i][k].distance)
             why = (
