@@ -597,15 +597,14 @@ class Searcher:
         play_runs(plans, self.executor, done)
         out = []
         for i, (name, values) in enumerate(zip(names, configs, strict=True)):
-            at = [
-                {"tier": t.name, "folder": p.tag, "features": features[p.tag]}
-                for t, p in zip(self.plan.tiers, plans[i :: len(configs)], strict=True)
-            ]
-            first = plans[i]
-            entry = {"name": name, "folder": first.tag, "values": values}
-            entry["features"] = features[first.tag]
-            if at:
-                entry["tiers"] = at
+            at = plans[i :: len(configs)]  # this configuration at each tier
+            entry = {"name": name, "folder": at[0].tag, "values": values}
+            entry["features"] = features[at[0].tag]
+            if self.plan.tiers:
+                entry["tiers"] = [
+                    {"tier": t.name, "folder": p.tag, "features": features[p.tag]}
+                    for t, p in zip(self.plan.tiers, at, strict=True)
+                ]
             out.append(entry)
         return out
 
