@@ -390,8 +390,8 @@ def target_section(
         )
         if cheap_only.height:
             text += (
-                f" {cheap_only.height} meet it at {tiers[0]} but not at every tier, so they do "
-                f"not meet it: {', '.join(cheap_only['point'].head(5))}."
+                f" Meeting it at {tiers[0]} but not at every tier (so not meeting it): "
+                f"{', '.join(cheap_only['point'].head(5))}."
             )
     cols = {c: "str" for c in df.columns}
     cols["distance"] = "float"
