@@ -176,8 +176,10 @@ def sweep_sections(
         Section(
             "Sweep at a glance",
             "A sweep plays the same games at every point, changing only the knobs below. Each "
-            "point is a run folder under points/ (dinolab report, verify and replay work on "
-            "it); results.csv holds every point's metrics with their 95% intervals.",
+            "point is a run folder under "
+            + ("tiers/<i>-<tier>/points/ at each tier" if tiers else "points/")
+            + " (dinolab report, verify and replay work on it); results.csv holds every "
+            "point's metrics with their 95% intervals.",
             overview,
             {"setting": "str", "value": "str"},
             key="sweep",
