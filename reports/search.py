@@ -3,7 +3,9 @@ the one-step deviations, the finalists on fresh seeds and how the search converg
 
 Everything here reads what the search wrote (``search.json``, ``recommendation.json``) and the
 final runs it played on fresh seeds; the recommendation's metrics are compared with the current
-rules' game by game on those runs (:func:`reports.measure.differences`).
+rules' game by game on those runs (:func:`reports.measure.differences`). A search at several
+strength tiers confirmed its finalists at each: the comparison and the finalists are shown per
+tier, and the finalists the cheap tier preferred that a stronger tier set back are named.
 """
 
 from __future__ import annotations
@@ -45,15 +47,17 @@ def search_sections(
     record: Mapping[str, Any],
     summary: Mapping[str, Any],
     recommendation: Mapping[str, Any],
-    current_run: RunData,
-    rec_run: RunData,
+    pairs: Sequence[tuple[str | None, RunData, RunData]],
     refs: Sequence[Ref],
     target_names: Sequence[str],
     scale_text: str,
     mapper: Mapper | None = None,
 ) -> list[Section]:
-    """Every section of a search's report."""
+    """Every section of a search's report. ``pairs``: at each tier (``None``: a search
+    without tiers), the current rules' and the recommendation's runs on the fresh seed."""
     current = record["current"]
+    tiers = [t["name"] for t in record.get("tiers") or []]
+    at = f" at {tiers[0]}" if tiers else ""
     finals = summary["finals"]
     rec = next(f for f in finals if f["name"] == summary["recommendation"])
     base = finals[0]
@@ -67,12 +71,26 @@ def search_sections(
     else:
         moves = _metric_move(base["score"], rec["score"], target_names)
         headline = (
-            f"Change {words}: on fresh seeds this moves {moves} "
+            f"Change {words}: on fresh seeds{at} this moves {moves} "
             f"(distance from the target {_ci(base['score']['distance'])} -> "
             f"{_ci(rec['score']['distance'])}, paired change {_ci(rec['vs_current'])})."
         )
-    feasible = rec["score"]["feasible"]
-    headline += "" if feasible else " It does not meet every constraint."
+    feasible = recommendation["meets_constraints"]
+    headline += (
+        ""
+        if feasible
+        else " It does not meet every constraint" + (" at every tier." if tiers else ".")
+    )
+    if tiers:
+        headline += (
+            f" The search played {tiers[0]}; the finalists were confirmed at every tier "
+            f"({', '.join(tiers)}), and the recommendation meets the constraints at each and "
+            "is nearest the target at its worst tier."
+        )
+        for p in recommendation.get("passed_over", []):
+            setting = change_words({**current, **p["params"]}, current)
+            headline += f" Not recommended: {setting}, as {p['why']}."
+    comparison = _comparison(pairs, refs, mapper)
     sections = [
         Section(
             "Recommendation",
@@ -80,8 +98,8 @@ def search_sections(
             f"{games['total']:,} games: {games['search']:,} on the search's seed blocks and "
             f"{games['final']:,} re-measuring the finalists and the current rules on a seed "
             "the search never played.",
-            _comparison(current_run, rec_run, refs, mapper),
-            {c: "str" for c in ("metric", "current rules", "recommended", "change")},
+            comparison,
+            {c: "str" for c in comparison.columns},
             key="recommendation",
         )
     ]
@@ -92,14 +110,16 @@ def search_sections(
     sections.append(_deviations(summary["analysis"]["deviations"], constrained))
     rows = [
         {
-            "run": f["folder"],
+            "run": v["folder"],
+            **({"tier": v["tier"]} if tiers else {}),
             "setting": change_words(f["values"], current),
-            "distance": _ci(f["score"]["distance"]),
-            "vs current rules": _ci(f["vs_current"]),
-            "meets constraints": "yes" if f["score"]["feasible"] else "no",
+            "distance": _ci(v["score"]["distance"]),
+            "vs current rules": _ci(v["vs_current"]),
+            "meets constraints": "yes" if v["score"]["feasible"] else "no",
             "chosen": "yes" if f["name"] == rec["name"] else "",
         }
         for f in finals
+        for v in f.get("tiers", [f])
     ]
     sections.append(
         Section(
@@ -107,8 +127,13 @@ def search_sections(
             f"The current rules and the best configurations of the search, each played on the "
             f"same {record['settings']['final_games']:,} games of a seed the search never "
             "played, compared with the current rules game by game. The recommendation is the "
-            "nearest of them that meets the constraints. Each is a run folder (dinolab report, "
-            "verify and replay work on it).",
+            + (
+                "finalist meeting the constraints at every tier that is nearest the target at "
+                "its worst tier. "
+                if tiers
+                else "nearest of them that meets the constraints. "
+            )
+            + "Each is a run folder (dinolab report, verify and replay work on it).",
             pl.DataFrame(rows),
             {c: "str" for c in rows[0]},
             key="finalists",
@@ -121,20 +146,26 @@ def search_sections(
     return sections
 
 
-def _comparison(a: RunData, b: RunData, refs: Sequence[Ref], mapper: Mapper | None):
-    """Every metric under the current rules and the recommendation, paired."""
-    known = measure_run(a, refs, mapper), measure_run(b, refs, mapper)
+def _comparison(
+    pairs: Sequence[tuple[str | None, RunData, RunData]],
+    refs: Sequence[Ref],
+    mapper: Mapper | None,
+):
+    """Every metric under the current rules and the recommendation, paired (at each tier)."""
     rows = []
-    for name, d in differences(a, b, refs, mapper, known).items():
-        rows.append(
-            {
-                "metric": name,
-                "current rules": ci(d.a),
-                "recommended": ci(d.b),
-                "change": f"{d.diff:+.4f} [{d.lo:+.4f}, {d.hi:+.4f}]"
-                + ("" if d.paired else " (independent)"),
-            }
-        )
+    for tier, a, b in pairs:
+        known = measure_run(a, refs, mapper), measure_run(b, refs, mapper)
+        for name, d in differences(a, b, refs, mapper, known).items():
+            rows.append(
+                {
+                    **({"tier": tier} if tier is not None else {}),
+                    "metric": name,
+                    "current rules": ci(d.a),
+                    "recommended": ci(d.b),
+                    "change": f"{d.diff:+.4f} [{d.lo:+.4f}, {d.hi:+.4f}]"
+                    + ("" if d.paired else " (independent)"),
+                }
+            )
     return pl.DataFrame(rows)
 
 

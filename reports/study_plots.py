@@ -54,14 +54,20 @@ def _panel(ax, df: pl.DataFrame, knob: str, others: Sequence[str], reference) ->
 
 
 def metric_by_knobs(
-    df: pl.DataFrame, knobs: Sequence[str], metric: str, *, reference: float | None = None
+    df: pl.DataFrame,
+    knobs: Sequence[str],
+    metric: str,
+    *,
+    reference: float | None = None,
+    series: Sequence[str] = (),
 ) -> bytes:
     """One panel per knob: the metric's ``value`` with its ``lo``..``hi`` band against that
     knob (``df``: one row per point, knobs as text columns), one line per setting of the other
-    knobs (a Latin hypercube's points, which share no setting, as points with intervals)."""
+    knobs and of the ``series`` columns (a sweep's ``tier``; a Latin hypercube's points, which
+    share no setting, as points with intervals)."""
     fig, axes = plt.subplots(1, len(knobs), figsize=(4.6 * len(knobs), 3.3), squeeze=False)
     for ax, knob in zip(axes[0], knobs, strict=True):
-        _panel(ax, df, knob, [k for k in knobs if k != knob], reference)
+        _panel(ax, df, knob, [*(k for k in knobs if k != knob), *series], reference)
     axes[0][0].set_ylabel(metric)
     fig.suptitle(f"{metric} against each knob (95% bands)", fontsize=10)
     return png(fig)

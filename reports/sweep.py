@@ -4,11 +4,17 @@ A sweep's points played the same seed, so two points differ only by their rules:
 difference of a mean metric between neighbouring points is paired game by game
 (:func:`reports.measure.differences`), with an interval far narrower than the two points'
 own. Run metrics (a fitted model's) are compared with independent intervals, and say so.
+
+A sweep at several strength tiers played every point at each tier on the same games: each
+point's metrics are shown per tier, the step from one tier to the next is paired like a knob's
+step, and a point meets a target only when it meets it at every tier.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +42,12 @@ class SweepPoint:
     values: dict[str, str]
     run: RunData
     metrics: dict[str, Estimate]
+    tier: str | None = None
+    """The tier it was played at (``None``: a sweep without tiers)."""
+
+    @property
+    def label(self) -> str:
+        return self.name if self.tier is None else f"{self.name} at {self.tier}"
 
 
 def ci(e: Estimate) -> str:
@@ -52,16 +64,32 @@ def ordered(names: Sequence[str], target: BoundTarget | None) -> list[str]:
     return list(dict.fromkeys([*first, *head, *names]))
 
 
+def _tier(p: SweepPoint) -> dict[str, str]:
+    """A point's ``tier`` cell, where the sweep has tiers."""
+    return {} if p.tier is None else {"tier": p.tier}
+
+
 def frame(points: Sequence[SweepPoint], knobs: Sequence[str], metric: str) -> pl.DataFrame:
-    """One row per point: its knob values (text) and the metric's value, lo and hi."""
+    """One row per point (and tier, in a ``tier`` column): its knob values (text) and the
+    metric's value, lo and hi."""
     rows = []
     for p in points:
         e = p.metrics[metric]
-        rows.append({**{k: p.values[k] for k in knobs}, "value": e.value, "lo": e.lo, "hi": e.hi})
+        rows.append(
+            {
+                **{k: p.values[k] for k in knobs},
+                **_tier(p),
+                "value": e.value,
+                "lo": e.lo,
+                "hi": e.hi,
+            }
+        )
+    tiered = {"tier": pl.String} if points and points[0].tier is not None else {}
     return pl.DataFrame(
         rows,
         schema={
             **dict.fromkeys(knobs, pl.String),
+            **tiered,
             "value": pl.Float64,
             "lo": pl.Float64,
             "hi": pl.Float64,
@@ -72,8 +100,9 @@ def frame(points: Sequence[SweepPoint], knobs: Sequence[str], metric: str) -> pl
 def neighbours(
     points: Sequence[SweepPoint], knobs: Sequence[str], steps: dict[str, list[str]]
 ) -> list[tuple[str, SweepPoint, SweepPoint]]:
-    """Pairs of points that differ in one knob only, by one step of its values."""
-    index = {tuple(p.values[k] for k in knobs): p for p in points}
+    """Pairs of points that differ in one knob only, by one step of its values (at the same
+    tier), then each point's step from one tier to the next (knob ``tier``)."""
+    index = {(p.tier, *(p.values[k] for k in knobs)): p for p in points}
     out = []
     for p in points:
         for j, k in enumerate(knobs):
@@ -82,9 +111,15 @@ def neighbours(
             if i + 1 < len(values):
                 key = [p.values[x] for x in knobs]
                 key[j] = values[i + 1]
-                q = index.get(tuple(key))
+                q = index.get((p.tier, *key))
                 if q is not None:
                     out.append((k, p, q))
+    tiers = list(dict.fromkeys(p.tier for p in points))
+    for weaker, stronger in itertools.pairwise(tiers):
+        for p in points:
+            q = index.get((stronger, *(p.values[k] for k in knobs)))
+            if p.tier == weaker and q is not None:
+                out.append(("tier", p, q))
     return out
 
 
@@ -109,13 +144,19 @@ def sweep_sections(
     knobs = [k["key"] for k in settings["knobs"]]
     names = ordered([r.name for r in refs], target)
     first = points[0].run
+    tiers = [t["name"] for t in record.get("tiers") or []]
     lineup = ", ".join(settings["strategies"]) + (" (rotated)" if settings["rotate"] else "")
+    bots = (
+        ("tiers", f"{', '.join(tiers)}: each tier's bot in every seat, the same games at each")
+        if tiers
+        else ("bots", lineup)
+    )
     steps = {k: knob_values([p.values[k] for p in points]) for k in knobs}
     overview = pl.DataFrame(
         [
             ("game", f"{first.title}, {settings['players']} players"),
-            ("bots", lineup),
-            ("points", f"{len(points)} ({settings['design']})"),
+            bots,
+            ("points", f"{len(record['points'])} ({settings['design']})"),
             ("games per point", f"{settings['games']:,}"),
             (
                 "seed",
@@ -135,8 +176,10 @@ def sweep_sections(
         Section(
             "Sweep at a glance",
             "A sweep plays the same games at every point, changing only the knobs below. Each "
-            "point is a run folder under points/ (dinolab report, verify and replay work on "
-            "it); results.csv holds every point's metrics with their 95% intervals.",
+            "point is a run folder under "
+            + ("tiers/<i>-<tier>/points/ at each tier" if tiers else "points/")
+            + " (dinolab report, verify and replay work on it); results.csv holds every "
+            "point's metrics with their 95% intervals.",
             overview,
             {"setting": "str", "value": "str"},
             key="sweep",
@@ -147,6 +190,7 @@ def sweep_sections(
         [
             {
                 "point": p.name,
+                **_tier(p),
                 **{k: p.values[k] for k in knobs},
                 **{m: ci(p.metrics[m]) for m in shown},
             }
@@ -156,7 +200,8 @@ def sweep_sections(
     sections.append(
         Section(
             "Points",
-            "Each point's knob values and its first metrics, value [95% interval].",
+            "Each point's knob values and its first metrics, value [95% interval]"
+            + (", at each tier." if tiers else "."),
             table,
             {c: "str" for c in table.columns},
             key="points",
@@ -170,19 +215,24 @@ def sweep_sections(
         sections.append(
             Section(
                 f"{m} against the knobs",
-                f"{ref.metric.meaning} ({ref.metric.unit}). Highest at {best.name}: "
-                f"{ci(best.metrics[m])}; lowest at {worst.name}: {ci(worst.metrics[m])}.",
+                f"{ref.metric.meaning} ({ref.metric.unit}). Highest at {best.label}: "
+                f"{ci(best.metrics[m])}; lowest at {worst.label}: {ci(worst.metrics[m])}.",
                 figure=study_plots.metric_by_knobs(
-                    df, knobs, m, reference=_target_value(target, m)
+                    df,
+                    knobs,
+                    m,
+                    reference=_target_value(target, m),
+                    series=("tier",) if tiers else (),
                 ),
                 key=f"metric-{m}",
             )
         )
     if len(knobs) == 2 and settings["design"] == "grid":
-        for m in names[:4]:
+        for m, tier in ((m, t) for m in names[:4] for t in tiers or [None]):
+            at = [p for p in points if p.tier == tier]
             sections.append(
                 Section(
-                    f"{m} over {knobs[0]} and {knobs[1]}",
+                    f"{m} over {knobs[0]} and {knobs[1]}" + (f" at {tier}" if tier else ""),
                     "One cell per point"
                     + (
                         " (colour: distance from the target)"
@@ -191,13 +241,13 @@ def sweep_sections(
                     )
                     + ".",
                     figure=study_plots.heatmap(
-                        frame(points, knobs, m),
+                        frame(at, knobs, m),
                         knobs[0],
                         knobs[1],
                         m,
                         reference=_target_value(target, m),
                     ),
-                    key=f"heatmap-{m}",
+                    key=f"heatmap-{m}" + (f"-{tiers.index(tier)}" if tier else ""),
                 )
             )
     sections.append(steps_section(points, knobs, steps, refs, names, target, mapper))
@@ -237,12 +287,18 @@ def steps_section(
             {r.name: b.metrics[r.name] for r in chosen},
         )
         diffs = differences(a.run, b.run, chosen, mapper, known)
-        others = ", ".join(f"{k}={a.values[k]}" for k in knobs if k != knob)
+        held = [f"{k}={a.values[k]}" for k in knobs if k != knob]
+        if knob == "tier":
+            step = f"{a.tier} -> {b.tier}"
+        else:
+            step = f"{a.values[knob]} -> {b.values[knob]}"
+            held += [f"tier={a.tier}"] if a.tier is not None else []
+        others = ", ".join(held)
         for name, d in diffs.items():
             rows.append(
                 {
                     "knob": knob,
-                    "step": f"{a.values[knob]} -> {b.values[knob]}",
+                    "step": step,
                     "others": others,
                     "metric": name,
                     "change": f"{d.diff:+.4f} [{d.lo:+.4f}, {d.hi:+.4f}]",
@@ -256,7 +312,13 @@ def steps_section(
         "Each row moves one knob by one step with the others held, on the same games: the "
         "change of the metric with its 95% interval ('clear': the interval excludes 0). Paired "
         "intervals use the covariance of the two points' games; a model-based metric's use the "
-        "two points' own intervals (independent).",
+        "two points' own intervals (independent)."
+        + (
+            " Rows of knob 'tier' hold a point's rules and raise its bots to the next tier, "
+            "on the same games."
+            if any(p.tier is not None for p in points)
+            else ""
+        ),
         table,
         {c: "str" for c in (table.columns if table is not None else [])},
         key="steps",
@@ -266,21 +328,37 @@ def steps_section(
 def target_section(
     points: Sequence[SweepPoint], knobs: Sequence[str], target: BoundTarget
 ) -> Section:
-    """Every point's distance from the target, nearest first, and which meet it."""
-    lowest = {n: min(p.metrics[n].value for p in points) for n in target.names}
-    rows = []
+    """Every point's distance from the target, nearest first, and which meet it (at every
+    tier, when the sweep has tiers: its distance is then its largest over the tiers)."""
+    tiers = list(dict.fromkeys(p.tier for p in points))
+    lowest = {
+        t: {n: min(p.metrics[n].value for p in points if p.tier == t) for n in target.names}
+        for t in tiers
+    }
+    by_name: dict[str, list[SweepPoint]] = {}
     for p in points:
-        values = {n: p.metrics[n].value for n in target.names}
+        by_name.setdefault(p.name, []).append(p)
+    rows = []
+    for name, at in by_name.items():
+        meets, distance, violation, shown = {}, 0.0, -math.inf, {}
+        for p in at:
+            values = {n: p.metrics[n].value for n in target.names}
+            distance = max(distance, target.distance(values))
+            violation = max(violation, max(target.violations(values), default=0.0))
+            est = {n: p.metrics[n] for n in target.names}
+            meets[p.tier] = "yes" if target.meets(est, lowest[p.tier]) else "no"
+            suffix = "" if p.tier is None else f" at {p.tier}"
+            shown.update({f"{n}{suffix}": ci(p.metrics[n]) for n in target.names})
+        each = {} if tiers == [None] else {f"meets at {t}": meets[t] for t in tiers}
         rows.append(
             {
-                "point": p.name,
-                **{k: p.values[k] for k in knobs},
-                "distance": target.distance(values),
-                "violation": max(target.violations(values), default=0.0),
-                "meets": "yes"
-                if target.meets({n: p.metrics[n] for n in target.names}, lowest)
-                else "no",
-                **{n: ci(p.metrics[n]) for n in target.names},
+                "point": name,
+                **{k: at[0].values[k] for k in knobs},
+                "distance": distance,
+                "violation": violation,
+                "meets": "yes" if all(m == "yes" for m in meets.values()) else "no",
+                **each,
+                **shown,
             }
         )
     df = (
@@ -290,16 +368,33 @@ def target_section(
         .drop("_miss", "violation")
     )
     meeting = df.filter(pl.col("meets") == "yes")
+    every = " at every tier" if tiers != [None] else ""
     text = (
         f"Target: {target.target.describe()}. {target.describe_scale()}. A point meets the "
         "target when each value term's 95% interval holds its value, a minimised metric's reaches "
-        "down to the lowest of the points, and each constraint holds. "
+        "down to the lowest of the points, and each constraint holds"
         + (
-            f"{meeting.height} of {df.height} points meet it; nearest: {df['point'][0]}."
+            f", at every tier ({', '.join(map(str, tiers))}); its distance is its largest over "
+            "the tiers. "
+            if every
+            else ". "
+        )
+        + (
+            f"{meeting.height} of {df.height} points meet it{every}; nearest: {df['point'][0]}."
             if meeting.height
-            else f"No point meets it; nearest: {df['point'][0]} (distance {df['distance'][0]:.3f})."
+            else f"No point meets it{every}; nearest: {df['point'][0]} "
+            f"(distance {df['distance'][0]:.3f})."
         )
     )
+    if every:
+        cheap_only = df.filter(
+            (pl.col(f"meets at {tiers[0]}") == "yes") & (pl.col("meets") != "yes")
+        )
+        if cheap_only.height:
+            text += (
+                f" Meeting it at {tiers[0]} but not at every tier (so not meeting it): "
+                f"{', '.join(cheap_only['point'].head(5))}."
+            )
     cols = {c: "str" for c in df.columns}
     cols["distance"] = "float"
     return Section("Points against the target", text, df, cols, key="target")

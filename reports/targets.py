@@ -249,6 +249,7 @@ class TargetJudge:
         )
         self.chunk = TableMeasure(self.features)
         self.tables = tables_for(bound.refs)
+        self.names = bound.names
 
     def _values(self, names: Sequence[str], x: np.ndarray) -> dict[str, float]:
         means = dict(zip(names, x.tolist(), strict=True))

@@ -88,6 +88,16 @@ Backend = Annotated[str, typer.Option(help="local processes, or dask.")]
 Scheduler = Annotated[
     str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
 ]
+Tiers = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tier",
+        "-t",
+        help="A strength tier: one strategy spec played in every seat, e.g. heuristic or "
+        "strong\\[playouts=16]. Repeatable, cheapest first: the study is played at each tier "
+        "on the same games, and a target must hold at every one (not with --strategy).",
+    ),
+]
 Progress = Annotated[
     bool | None,
     typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),

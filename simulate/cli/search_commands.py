@@ -18,6 +18,7 @@ from simulate.cli.common import (
     RulesFile,
     Scheduler,
     Strategy,
+    Tiers,
     Workers,
     report_mapper,
     say_if_compiling,
@@ -68,6 +69,7 @@ def search(
     ] = None,
     players: Players = None,
     strategy: Strategy = None,
+    tier: Tiers = None,
     rotate: Rotate = False,
     seed: Annotated[int, typer.Option(help="Root seed of the search's blocks.")] = 0,
     assignments: Annotated[
@@ -105,6 +107,12 @@ def search(
     and shows the convergence. DIR/search.db is an Optuna study (optuna-dashboard
     sqlite:///DIR/search.db).
 
+    With --tier (repeatable, cheapest first) the search plays the cheapest tier, and the
+    finalists and the current rules are confirmed on the fresh seed at every tier
+    (DIR/final/<i>-<tier>/): the recommendation meets the constraints at every tier and is
+    nearest the target at its worst tier; it reports each tier's figures, and names the
+    finalists the cheap tier preferred that a stronger tier set back.
+
     Examples:
 
       dinolab search dtb --target first_share=0.5 --param dice=3..9
@@ -115,6 +123,9 @@ def search(
 
       dinolab search oos --target "first_share=0.25,length=7~0.5"
           --param hand_size=4..8
+
+      dinolab search dtb --target first_share=0.5 --param dice=3..8
+          --tier heuristic --tier strong
     """
     from reports.metrics import MetricError
     from reports.targets import Target, TargetJudge
@@ -122,14 +133,13 @@ def search(
     from simulate.games import get_game
     from simulate.progress import progress_bar, want_progress
     from simulate.study.search import Searcher, plan_search, run_search
+    from simulate.study.tiers import plan_tiers, refuse_other_lineups
 
     g = get_game(game)
     fixed = list(assignments or [])
     rules = str(rules_file) if rules_file else None
-    base = build_config(
-        g.name,
+    common = dict(
         n_players=players,
-        strategies=strategy,
         rotate=rotate,
         seed=seed,
         games=1,
@@ -137,13 +147,25 @@ def search(
         assignments=fixed,
         rules_file=rules,
     )
-    ctx = metric_context(base[1], None)
-    try:
-        Target.parse(target).require_objective()
-        judge = TargetJudge(parse_target(target, ctx))
-    except MetricError as exc:
-        raise DinolabError(str(exc)) from None
-    tables = parse_tables(g, list(judge.tables))
+
+    def judge_for(setup) -> TargetJudge:
+        try:
+            Target.parse(target).require_objective()
+            return TargetJudge(parse_target(target, metric_context(setup, None)))
+        except MetricError as exc:
+            raise DinolabError(str(exc)) from None
+
+    tiers = []
+    if tier:
+        refuse_other_lineups(strategy, rotate)
+        tiers = plan_tiers(g, tier, judge_for, **common)
+        base = tiers[0].config, tiers[0].setup
+        judges = [t.measurer for t in tiers]
+    else:
+        base = build_config(g.name, strategies=strategy, **common)
+        judges = [judge_for(base[1])]
+    judge = judges[0]
+    tables = parse_tables(g, [x for j in judges for x in j.tables])
     if out is None:
         out = str(Path("runs") / f"search-{g.name}-seed{seed}")
     plan = plan_search(
@@ -161,6 +183,7 @@ def search(
         out=out,
         resume=resume,
         force=force,
+        tiers=tiers,
     )
     say_if_fresh(resume, plan.mode, out)
     executor = study_executor(workers, backend, scheduler)
@@ -170,6 +193,11 @@ def search(
         f"{', '.join(a.describe() for a in plan.axes)}; budget {budget:,} games (blocks of "
         f"{s['block']:,}, {s['blocks']} per trial)"
     )
+    if tiers:
+        echo(
+            f"tiers: {', '.join(t.name for t in tiers)}; the search plays {tiers[0].name}, the "
+            f"finalists are confirmed at every tier"
+        )
     say_if_compiling(g)
     try:
         with progress_bar(f"search {g.name}", want_progress(progress)) as update:
@@ -182,15 +210,40 @@ def search(
     finally:
         executor.close()
     rec = json.loads(Path(out, "recommendation.json").read_text())
+    echo(f"search stopped: {summary['stopped']}")
+    for line in recommendation_lines(rec):
+        echo(line)
+    echo(f"wrote {out}/recommendation.json, {html} and {md}")
+
+
+def recommendation_lines(rec: dict) -> list[str]:
+    """What a finished search prints of its ``recommendation.json`` (each tier's figures,
+    and the finalists passed over, with tiers)."""
     change = ", ".join(f"{k}={v}" for k, v in rec["params"].items()) or "keep the current rules"
     d = rec["distance"]
-    echo(f"search stopped: {summary['stopped']}")
-    echo(
-        f"recommendation: {change} (distance {d['value']:.3f} [{d['ci'][0]:.3f}, "
-        f"{d['ci'][1]:.3f}] on {rec['measured_on']:,} fresh games; {rec['games']:,} games in all)"
-    )
+    if "tiers" not in rec:
+        head = f"distance {_ci(d, 3)} on {rec['measured_on']:,} fresh games"
+        views = [("", rec)]
+    else:
+        head = (
+            "distance "
+            + ", ".join(f"{_ci(t['distance'], 3)} at {t['tier']}" for t in rec["tiers"])
+            + f" on {rec['measured_on']:,} fresh games at each tier"
+        )
+        views = [(f" at {t['tier']}", t) for t in rec["tiers"]]
+    lines = [f"recommendation: {change} ({head}; {rec['games']:,} games in all)"]
     if not rec["meets_constraints"]:
-        echo("  it does NOT meet every constraint: no setting played did (see the report)")
-    for name, m in rec["metrics"].items():
-        echo(f"  {name}: {m['value']:.4f} [{m['ci'][0]:.4f}, {m['ci'][1]:.4f}]")
-    echo(f"wrote {out}/recommendation.json, {html} and {md}")
+        every = " at every tier: no finalist did" if "tiers" in rec else ": no setting played did"
+        lines.append(f"  it does NOT meet every constraint{every} (see the report)")
+    for at, view in views:
+        for name, m in view["metrics"].items():
+            lines.append(f"  {name}{at}: {_ci(m, 4)}")
+    for p in rec.get("passed_over", []):
+        setting = ", ".join(f"{k}={v}" for k, v in p["params"].items()) or "the current rules"
+        lines.append(f"  not recommended: {setting}: {p['why']}")
+    return lines
+
+
+def _ci(estimate: dict, digits: int) -> str:
+    lo, hi = estimate["ci"]
+    return f"{estimate['value']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"

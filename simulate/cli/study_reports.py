@@ -37,6 +37,16 @@ def choose_metrics(ctx, metrics: str | None):
         raise DinolabError(str(exc)) from None
 
 
+def tier_metrics(setup, tables: tuple[str, ...] | None) -> str:
+    """The metrics a study at several tiers measures by default: every one the tables allow
+    that names no bot (each tier's bot plays every seat, so ``strategy_share[NAME]`` would
+    differ from tier to tier and say nothing)."""
+    import dataclasses
+
+    ctx = dataclasses.replace(metric_context(setup, tables), labels=())
+    return ",".join(r.name for r in choose_metrics(ctx, None))
+
+
 def parse_target(text: str, ctx):
     """``--target`` parsed and its metrics resolved; one line when it cannot be."""
     from reports.metrics import MetricError
@@ -68,7 +78,7 @@ def write_study_report(
     if record["tool"] != "dinolab sweep":
         return write_search_report(where, mapper)
     record, found = read_sweep(store)
-    first = found[0][1]
+    first = found[0][2]
     ctx = Context.of(first, game_report(get_game(record["settings"]["game"])))
     try:
         refs = expand(ctx, record["settings"]["metrics"])
@@ -76,8 +86,8 @@ def write_study_report(
     except MetricError as exc:
         raise DinolabError(str(exc)) from None
     points = [
-        SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()})
-        for p, run, m in found
+        SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()}, t)
+        for t, p, run, m in found
     ]
     sections = sweep_sections(record, points, refs, bound, mapper)
     for section in sections:
@@ -88,7 +98,9 @@ def write_study_report(
             ):
                 echo(f"  meets: {row['point']} (distance {row['distance']:.3f})")
     knobs = ", ".join(k["key"] for k in record["settings"]["knobs"])
-    title = f"Sweep of {first.title} over {knobs}: {len(points)} points"
+    tiers = record.get("tiers")
+    at = f" at {len(tiers)} tiers" if tiers else ""
+    title = f"Sweep of {first.title} over {knobs}: {len(record['points'])} points{at}"
     return _write(store, first, sections, title, record)
 
 
@@ -141,8 +153,12 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
     summary = json.loads(store.read_bytes(SUMMARY))
     recommendation = json.loads(store.read_bytes(RECOMMENDATION))
     finals = {f["name"]: f for f in summary["finals"]}
-    current_run = Run(store.child(summary["finals"][0]["folder"]))
-    rec_run = Run(store.child(finals[summary["recommendation"]]["folder"]))
+    base, rec = summary["finals"][0], finals[summary["recommendation"]]
+    pairs = [  # the current rules and the recommendation at each tier
+        (a.get("tier"), Run(store.child(a["folder"])), Run(store.child(b["folder"])))
+        for a, b in zip(base.get("tiers", [base]), rec.get("tiers", [rec]), strict=True)
+    ]
+    current_run = pairs[0][1]
     ctx = Context.of(current_run, game_report(get_game(record["settings"]["game"])))
     try:
         bound = Target.parse(record["settings"]["target"]).bind(ctx)
@@ -155,8 +171,7 @@ def write_search_report(where: str, mapper=None) -> tuple[str, str]:
         record,
         summary,
         recommendation,
-        current_run,
-        rec_run,
+        pairs,
         refs,
         bound.names,
         bound.describe_scale(),

@@ -21,6 +21,7 @@ from simulate.cli.common import (
     RulesFile,
     Scheduler,
     Strategy,
+    Tiers,
     Workers,
     report_mapper,
     say_if_compiling,
@@ -31,6 +32,7 @@ from simulate.cli.study_reports import (
     choose_metrics,
     metric_context,
     parse_target,
+    tier_metrics,
     write_study_report,
 )
 
@@ -63,6 +65,7 @@ def sweep(
     ] = None,
     players: Players = None,
     strategy: Strategy = None,
+    tier: Tiers = None,
     rotate: Rotate = False,
     seed: Annotated[int, typer.Option(help="Root seed, shared by every point (paired).")] = 0,
     assignments: Annotated[
@@ -105,6 +108,11 @@ def sweep(
     shows every metric against every knob with 95% bands, heat maps for two knobs, the paired
     steps between neighbouring points and, with --target, the points that meet it.
 
+    With --tier (repeatable) every point is played at each tier, one bot in every seat, on
+    the same games: DIR/tiers/<i>-<name>/points/ holds each tier's points, results.csv a row
+    per point and tier, the report each metric per point per tier and the paired step from
+    one tier to the next, and a point meets a --target only if it meets it at every tier.
+
     After a crash or Ctrl-C, the same command with --resume finishes the missing points with
     identical results.
 
@@ -119,20 +127,23 @@ def sweep(
 
       dinolab sweep dtb --param dice=3..9 --param bonus_markers=0..4
           --design lhs --samples 12
+
+      dinolab sweep dtb --param dice=4..7 --tier heuristic --tier strong
+          --target first_share=0.5 -n 4000
     """
     from reports.measure import StudyMeasurer
     from simulate.config import build_config, parse_tables
     from simulate.games import get_game
     from simulate.progress import progress_bar, want_progress
     from simulate.study.sweep import plan_sweep, run_sweep
+    from simulate.study.tiers import plan_tiers, refuse_other_lineups
 
     g = get_game(game)
     fixed = list(assignments or [])
     rules = str(rules_file) if rules_file else None
-    base = build_config(
-        g.name,
+    chosen_tables = parse_tables(g, tables)
+    common = dict(
         n_players=players,
-        strategies=strategy,
         rotate=rotate,
         seed=seed,
         games=games,
@@ -140,15 +151,32 @@ def sweep(
         assignments=fixed,
         rules_file=rules,
     )
-    chosen_tables = parse_tables(g, tables)
-    ctx = metric_context(base[1], chosen_tables)
-    refs = choose_metrics(ctx, metrics)
-    if not refs:
-        raise DinolabError("no metric can be measured from these tables; log more with --tables")
+    asked = metrics
+
+    def measurer_for(setup) -> StudyMeasurer:
+        ctx = metric_context(setup, chosen_tables)
+        refs = choose_metrics(ctx, asked)
+        if not refs:
+            raise DinolabError(
+                "no metric can be measured from these tables; log more with --tables"
+            )
+        if target:
+            parse_target(target, ctx)  # a bad target is refused before anything is played
+        return StudyMeasurer(refs)
+
+    tiers = []
+    if tier:
+        refuse_other_lineups(strategy, rotate)
+        if asked is None:
+            asked = tier_metrics(build_config(g.name, strategies=None, **common)[1], chosen_tables)
+        tiers = plan_tiers(g, tier, measurer_for, **common)
+        base = tiers[0].config, tiers[0].setup
+        measurers = [t.measurer for t in tiers]
+    else:
+        base = build_config(g.name, strategies=strategy, **common)
+        measurers = [measurer_for(base[1])]
     if chosen_tables is None:
-        chosen_tables = parse_tables(g, list(StudyMeasurer(refs).tables))
-    if target:
-        parse_target(target, ctx)  # a bad target is refused before anything is played
+        chosen_tables = parse_tables(g, [x for m in measurers for x in m.tables])
     if out is None:
         out = str(Path("runs") / f"sweep-{g.name}-seed{seed}")
     plan = plan_sweep(
@@ -159,23 +187,26 @@ def sweep(
         assignments=fixed,
         rules_file=rules,
         tables=chosen_tables,
-        metrics=[r.name for r in refs],
+        metrics=measurers[0].names,
         out=out,
         resume=resume,
         force=force,
+        tiers=tiers,
     )
     say_if_fresh(resume, plan.mode, out)
     executor = study_executor(workers, backend, scheduler)
+    at = f" at {len(tiers)} tiers ({', '.join(t.name for t in tiers)})" if tiers else ""
     echo(
-        f"{g.title}: sweep of {len(plan.points)} points x {games:,} games "
+        f"{g.title}: sweep of {len(plan.record['points'])} points{at} x {games:,} games "
         f"({', '.join(a.describe() for a in plan.axes)}), seed {seed} for every point"
     )
     say_if_compiling(g)
     mapper = report_mapper(backend, scheduler, workers, executor)
-    measurer = StudyMeasurer(refs, mapper)
+    for m in measurers:
+        m.mapper = mapper
     try:
         with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
-            run_sweep(plan, executor, measurer, update)
+            run_sweep(plan, executor, measurers[0], update)
         html, md = write_study_report(out, target, mapper, echo)
     except KeyboardInterrupt:
         typer.echo("interrupted; run the same command with --resume to finish", err=True)

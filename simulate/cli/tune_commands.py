@@ -37,6 +37,16 @@ def tune(
             "(default: the game's default bot).",
         ),
     ] = "",
+    tier: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tier",
+            "-t",
+            help="A field at a strength tier: one strategy spec in every other seat, e.g. "
+            "greedy or strong\\[playouts=16]. Repeatable, cheapest first: the tuning plays "
+            "the first, the best parameters are confirmed against each (not with --against).",
+        ),
+    ] = None,
     budget: Annotated[int, typer.Option(help="Games to spend in all.")] = 200_000,
     out: Annotated[
         str,
@@ -83,12 +93,19 @@ def tune(
     --strategy "NAME[params=FILE]". The working folder FILE.tune/ holds the search (its
     report.html, search.db) and makes --resume possible.
 
+    With --tier (repeatable, cheapest first) each tier is a field: the tuning plays against the
+    first, and the finalists and the defaults are confirmed against every field on fresh
+    seeds; the parameters with the best win share at their worst tier are chosen, and FILE
+    gives the win share against each field.
+
     Examples:
 
       dinolab tune oos --strategy heuristic --against heuristic --budget 400000
           --out oos-tuned.json
 
       dinolab tune dkd -s cautious --against greedy --param aim=0.5..1 -p 3
+
+      dinolab tune dkd -s cautious --tier greedy --tier strong --param aim=0.5..1
     """
     from reports.metrics import MetricError
     from reports.targets import TargetJudge
@@ -99,7 +116,14 @@ def tune(
     from simulate.study.tune import TARGET, plan_tune, write_params
 
     g = get_game(game)
-    field = against or g.default_strategy
+    field = against or ("" if tier else g.default_strategy)
+
+    def judge_for(setup) -> TargetJudge:
+        try:
+            return TargetJudge(parse_target(TARGET, metric_context(setup, None)))
+        except MetricError as exc:
+            raise DinolabError(str(exc)) from None
+
     plan = plan_tune(
         g.name,
         strategy=strategy,
@@ -115,17 +139,17 @@ def tune(
         out=out,
         resume=resume,
         force=force,
+        judge_for=judge_for,
+        tiers=tier or (),
     )
-    try:
-        judge = TargetJudge(parse_target(TARGET, metric_context(plan.setup, None)))
-    except MetricError as exc:
-        raise DinolabError(str(exc)) from None
+    judge = plan.tiers[0].measurer if plan.tiers else judge_for(plan.setup)
     executor = study_executor(workers, backend, scheduler)
     s = plan.settings
     echo(
         f"{g.title}: tuning {strategy} ({', '.join(a.describe() for a in plan.axes)}) against "
         f"{', '.join(s['field'])}, {s['players']} players, seats rotated; budget {budget:,} "
         f"games (blocks of {s['block']:,})"
+        + (f"; confirmed against {', '.join(t.name for t in plan.tiers)}" if plan.tiers else "")
     )
     say_if_compiling(g)
     try:
@@ -140,7 +164,9 @@ def tune(
     finally:
         executor.close()
     command = [
-        *("dinolab", "tune", g.name, "--strategy", strategy, "--against", field),
+        *("dinolab", "tune", g.name, "--strategy", strategy),
+        *(x for t in tier or [] for x in ("--tier", t)),
+        *(["--against", field] if field else []),
         *("--players", str(s["players"]), "--budget", str(budget), "--seed", str(seed)),
         *(["--block", str(block)] if block else []),
         *(x for p in param or [] for x in ("--param", p)),
@@ -149,13 +175,14 @@ def tune(
         *("--out", out),
     ]
     body = write_params(plan, out, shlex.join(command))
-    st = body["strength"]
-    w, d = st["win_share"], st["change_from_defaults"]
     echo(f"{strategy} tuned: " + ", ".join(f"{k}={v:g}" for k, v in body["params"].items()))
-    echo(
-        f"  win share {w['value']:.2%} [{w['ci'][0]:.2%}, {w['ci'][1]:.2%}] against "
-        f"{', '.join(s['field'])} (fair {st['fair_share']:.2%}); change from the defaults "
-        f"{d['value'] * 100:+.2f} pp [{d['ci'][0] * 100:+.2f}, {d['ci'][1] * 100:+.2f}] on "
-        f"{st['measured_on']:,} fresh games"
-    )
+    fields = [(t["tier"], t) for t in body["tiers"]] if "tiers" in body else None
+    for against_text, st in fields or [(", ".join(s["field"]), body["strength"])]:
+        w, d = st["win_share"], st["change_from_defaults"]
+        echo(
+            f"  win share {w['value']:.2%} [{w['ci'][0]:.2%}, {w['ci'][1]:.2%}] against "
+            f"{against_text} (fair {st['fair_share']:.2%}); change from the defaults "
+            f"{d['value'] * 100:+.2f} pp [{d['ci'][0] * 100:+.2f}, {d['ci'][1] * 100:+.2f}] on "
+            f"{st['measured_on']:,} fresh games"
+        )
     echo(f'wrote {out} (play it: --strategy "{strategy}[params={out}]") and {html}')

@@ -26,6 +26,15 @@ and judged:
   (is the recommendation on a plateau?), each paired with the recommendation on the search's
   blocks.
 
+**Strength tiers (multi-fidelity).** With tiers (:mod:`simulate.study.tiers`, cheapest
+first) the optimiser, the racing, the polish and the answers play the cheapest tier only: it
+discards settings at its price. The finalists and the current rules are then played on the
+fresh seed at *every* tier (``DIR/final/<i>-<tier>/``), and the target must hold at each: the
+recommendation is the finalist that meets the constraints at every tier and, among those, has
+the smallest distance at its worst tier. With two tiers this is successive halving's last
+rung: many settings on the cheap tier's blocks, a few confirmed at the strong tier. A finalist
+nearer the target at the cheap tier that the strong tier sets back is named as passed over.
+
 **Resuming.** Every block a configuration played is kept (``DIR/blocks/``, the workers'
 per-cluster sums). ``--resume`` replays the search from the start: the sampler is reseeded
 for every trial from (seed, trial number), so it proposes the same configurations, whose blocks
@@ -55,6 +64,7 @@ from simulate.study.knobs import Axis, Knob, check_point, parse_axes
 from simulate.study.play import Block, Progress, play_blocks, play_runs
 from simulate.study.seeds import fresh_seed, shares_games
 from simulate.study.space import distribution, in_space, neighbours, space_size, subsets
+from simulate.study.tiers import Tier
 
 Z_RACE = 1.959963984540054
 """A trial stops when its distance exceeds the incumbent's by this many standard errors."""
@@ -78,6 +88,7 @@ class Judge(Protocol):
 
     chunk: Measure
     tables: tuple[str, ...]
+    names: list[str]
 
     def score(self, blocks: Sequence[Any]) -> Any: ...
 
@@ -138,18 +149,24 @@ class SearchPlan:
     """Tuning: the strategy whose parameters are the knobs (lineup position 0)."""
     field: tuple[str, ...] = ()
     """Tuning: the other lineup positions' bots."""
+    tiers: tuple[Tier, ...] = ()
+    """Strength tiers, cheapest first (the search plays the first; the finalists every one),
+    each with its ``Judge`` as its measurer."""
 
     @property
     def settings(self) -> dict[str, Any]:
         return self.record["settings"]
 
-    def configuration(self, values: Values) -> tuple[list[str], str]:
-        """The rule changes and the lineup of a setting of the knobs."""
+    def configuration(self, values: Values, tier: Tier | None = None) -> tuple[list[str], str]:
+        """The rule changes and the lineup of a setting of the knobs (at a tier: its lineup,
+        the tuned bot's position kept)."""
+        lineup = tuple(self.config.strategies if tier is None else tier.config.strategies)
         if self.bot is None:
             knobs = [f"{k}={v}" for k, v in values.items()]
-            return [*self.assignments, *knobs], ",".join(self.config.strategies)
+            return [*self.assignments, *knobs], ",".join(lineup)
         inner = ",".join(f"{k}={v}" for k, v in values.items())
-        return list(self.assignments), ",".join([f"{self.bot}[{inner}]", *self.field])
+        field = self.field if tier is None else lineup[1:]
+        return list(self.assignments), ",".join([f"{self.bot}[{inner}]", *field])
 
 
 def _multiple(n: float, step: int) -> int:
@@ -176,10 +193,13 @@ def plan_search(
     bot: str | None = None,
     field: Sequence[str] = (),
     tool: str = "dinolab search",
+    tiers: Sequence[Tier] = (),
 ) -> SearchPlan:
     """Validate the whole search and split its budget; nothing is written. The knobs are rule
     keys (``params``), or with ``bot`` given, that strategy's parameters (``axes``) in
-    lineup position 0 against ``field`` (tuning)."""
+    lineup position 0 against ``field`` (tuning). ``tiers`` (from
+    :func:`simulate.study.tiers.plan_tiers`, the first one ``base``'s lineup): the finalists
+    are confirmed at each (see the module docstring)."""
     config, setup = base
     if "://" in out and not out.startswith("file://"):
         raise DinolabError("--out of a search must be a local folder (its SQLite study)")
@@ -197,14 +217,15 @@ def plan_search(
     if block is not None and block < 1:
         raise DinolabError(f"--block must be a positive number of games, got {block}")
     f = _multiple(blocks * b if final_games is None else final_games, step)
-    finals = (finalists + 1) * f
+    finals = (finalists + 1) * f * max(1, len(tiers))
     analysis = int(ANALYSIS_SHARE * budget)
     search = budget - finals - analysis
     if search < blocks * b:
+        at = f" at each of {len(tiers)} tiers" if tiers else ""
         raise DinolabError(
             f"--budget {budget:,} is below one evaluation: a trial plays {blocks} blocks of "
-            f"{b:,} games and the re-measurement {finalists + 1} x {f:,} games on fresh seeds, "
-            f"with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
+            f"{b:,} games and the re-measurement {finalists + 1} x {f:,} games on fresh seeds"
+            f"{at}, with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
             "smaller --block)"
         )
     for a in axes if bot is None else ():
@@ -230,12 +251,16 @@ def plan_search(
     }
     if bot is not None:
         settings.update(bot=bot, field=list(field))
+    if tiers:  # only then: a search without tiers keeps its record (and resumes as before)
+        settings["tiers"] = [t.spec for t in tiers]
     record = {
         "tool": tool,
         "settings": settings,
         "current": {a.knob.key: a.knob.current_text for a in axes},
         "split": {"search": search, "analysis": analysis, "final": finals},
     }
+    if tiers:
+        record["tiers"] = [{"name": t.name, "folder": t.folder} for t in tiers]
     mode = folder.check_folder(out, record, resume=resume, force=force)
     return SearchPlan(
         config,
@@ -249,6 +274,7 @@ def plan_search(
         rules_file,
         bot,
         tuple(field),
+        tuple(tiers),
     )
 
 
@@ -514,54 +540,72 @@ class Searcher:
         return out
 
     # -- fresh seeds
+    def judge_at(self, tier: Tier | None) -> Judge:
+        """What measures a configuration at ``tier`` (``None``: the search's own lineup)."""
+        return self.judge if tier is None else tier.measurer
+
     def finals(self, configs: Sequence[Values]) -> list[dict[str, Any]]:
         """Play the configurations (the current rules first) on fresh seeds as run folders
-        under ``DIR/final/``; each one's score and features."""
+        under ``DIR/final/`` (``final/<i>-<tier>/`` at each tier, with tiers); each one's
+        name, folder and features, and with tiers ``tiers``: each tier's folder and
+        features (the first tier's also at the top)."""
         s = self.plan.settings
         c = self.plan.config
-        plans: list[RunPlan] = []
-        for i, values in enumerate(configs):
-            name = f"{i:02d}-" + (
+        tiers: list[Tier | None] = list(self.plan.tiers) or [None]
+        names = [
+            f"{i:02d}-"
+            + (
                 "current"
                 if not self.changes_of(values)
                 else folder_name(",".join(f"{k}={values[k]}" for k in self.changes_of(values)))
             )
-            changes, lineup = self.plan.configuration(values)
-            cfg, setup = build_config(
-                c.game,
-                n_players=c.n_players,
-                strategies=lineup,
-                rotate=c.rotate,
-                seed=fresh_seed(c.seed),
-                games=s["final_games"],
-                chunk_size=self.chunk * 2 * max(1, self.executor.workers),
-                assignments=changes,
-                rules_file=self.plan.rules_file,
-                tables=tuple(s["tables"]) if s["tables"] is not None else None,
-            )
-            child = self.plan.store.child(f"{FINAL}/{name}")
-            started = child.exists("manifest.json")
-            if started:
-                check_out_dir(child, cfg, resume=True, force=False)
-            plans.append(
-                open_run(cfg, setup, child, resume=started, measure=self.judge.chunk, tag=name)
-            )
+            for i, values in enumerate(configs)
+        ]
+        plans: list[RunPlan] = []
+        tier_of: dict[str, Tier | None] = {}
+        for tier in tiers:
+            for name, values in zip(names, configs, strict=True):
+                changes, lineup = self.plan.configuration(values, tier)
+                cfg, setup = build_config(
+                    c.game,
+                    n_players=c.n_players,
+                    strategies=lineup,
+                    rotate=c.rotate,
+                    seed=fresh_seed(c.seed),
+                    games=s["final_games"],
+                    chunk_size=self.chunk * 2 * max(1, self.executor.workers),
+                    assignments=changes,
+                    rules_file=self.plan.rules_file,
+                    tables=tuple(s["tables"]) if s["tables"] is not None else None,
+                )
+                where = f"{FINAL}/{name}" if tier is None else f"{FINAL}/{tier.folder}/{name}"
+                child = self.plan.store.child(where)
+                started = child.exists("manifest.json")
+                if started:
+                    check_out_dir(child, cfg, resume=True, force=False)
+                measure = self.judge_at(tier).chunk
+                plans.append(
+                    open_run(cfg, setup, child, resume=started, measure=measure, tag=where)
+                )
+                tier_of[where] = tier
         features: dict[str, list[Any]] = {}
 
         def done(plan: RunPlan, measured: dict[int, Any]) -> None:
-            features[plan.tag] = self.judge.run_features(Run(plan.store), measured)
+            judge = self.judge_at(tier_of[plan.tag])
+            features[plan.tag] = judge.run_features(Run(plan.store), measured)
 
         play_runs(plans, self.executor, done)
         out = []
-        for plan, values in zip(plans, configs, strict=True):
-            out.append(
-                {
-                    "name": plan.tag,
-                    "folder": f"{FINAL}/{plan.tag}",
-                    "values": values,
-                    "features": features[plan.tag],
-                }
-            )
+        for i, (name, values) in enumerate(zip(names, configs, strict=True)):
+            at = plans[i :: len(configs)]  # this configuration at each tier
+            entry = {"name": name, "folder": at[0].tag, "values": values}
+            entry["features"] = features[at[0].tag]
+            if self.plan.tiers:
+                entry["tiers"] = [
+                    {"tier": t.name, "folder": p.tag, "features": features[p.tag]}
+                    for t, p in zip(self.plan.tiers, at, strict=True)
+                ]
+            out.append(entry)
         return out
 
 
@@ -587,19 +631,32 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
     current = dict(plan.record["current"])
     configs = [current, *[v for v in chosen if v != current]]
     finals = searcher.finals(configs)
-    scores = [searcher.judge.score(f["features"]) for f in finals]
-    best = min(range(len(finals)), key=lambda i: (not scores[i].feasible, scores[i].distance))
-    for f, sc in zip(finals, scores, strict=True):
-        d, se, _ = searcher.judge.versus(finals[0]["features"], f["features"])
-        f["score"] = sc.to_dict()
-        f["vs_current"] = {"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se}
+    tiers: list[Tier | None] = list(plan.tiers) or [None]
+    views = [f.get("tiers", [f]) for f in finals]  # each finalist at each tier
+    scores = [
+        [searcher.judge_at(t).score(v["features"]) for t, v in zip(tiers, vs, strict=True)]
+        for vs in views
+    ]
+    for vs, scs in zip(views, scores, strict=True):
+        for j, (t, v, sc) in enumerate(zip(tiers, vs, scs, strict=True)):
+            d, se, _ = searcher.judge_at(t).versus(views[0][j]["features"], v["features"])
+            v["score"] = sc.to_dict()
+            v["vs_current"] = {"value": d, "ci": [d - Z_RACE * se, d + Z_RACE * se], "se": se}
+    for f, vs in zip(finals, views, strict=True):  # with tiers the first tier's at the top
+        f.update(score=vs[0]["score"], vs_current=vs[0]["vs_current"])
+
+    def at_every_tier(i: int) -> tuple[bool, float]:
+        """The target at every tier: every constraint met at each, then the worst distance."""
+        return (not all(sc.feasible for sc in scores[i]), max(sc.distance for sc in scores[i]))
+
+    best = min(range(len(finals)), key=at_every_tier)
     rec_values = finals[best]["values"]
     rec_eval = searcher.evaluated.get(key_of(rec_values)) or searcher.evaluate(
         rec_values, None, 1 << 62
     )
     # the analysis may spend what the search left of its share, and its own
     analysis = searcher.analyse(rec_eval, split["search"] + split["analysis"])
-    games = searcher.spent + sum(f["score"]["games"] for f in finals)
+    games = searcher.spent + sum(v["score"]["games"] for vs in views for v in vs)
     rec = finals[best]
     recommendation = {
         "params": {k: rec_values[k] for k in searcher.changes_of(rec_values)},
@@ -609,16 +666,32 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
         "games": games,
         "target": plan.target,
         "distance": rec["score"]["distance"],
-        "meets_constraints": rec["score"]["feasible"],
+        "meets_constraints": all(sc.feasible for sc in scores[best]),
         "measured_on": rec["score"]["games"],
         "current": current,
         "run": rec["folder"],
     }
+    if plan.tiers:
+        recommendation["tiers"] = [
+            {
+                "tier": v["tier"],
+                "metrics": {
+                    k: {"value": e["value"], "ci": e["ci"]}
+                    for k, e in v["score"]["metrics"].items()
+                },
+                "distance": v["score"]["distance"],
+                "meets_constraints": v["score"]["feasible"],
+                "measured_on": v["score"]["games"],
+                "run": v["folder"],
+            }
+            for v in views[best]
+        ]
+        recommendation["passed_over"] = passed_over(finals, scores, best, searcher.changes_of)
     summary = {
         "trials": trials,
         "incumbent": None if incumbent is None else key_of(incumbent.values),
         "polish": moves,
-        "finals": [{k: v for k, v in f.items() if k != "features"} for f in finals],
+        "finals": [_without_features(f) for f in finals],
         "recommendation": rec["name"],
         "analysis": analysis,
         "games": {"search": searcher.spent, "final": games - searcher.spent, "total": games},
@@ -627,3 +700,48 @@ def run_search(plan: SearchPlan, searcher: Searcher) -> dict[str, Any]:
     store.write_bytes(SUMMARY, (json.dumps(summary, indent=1) + "\n").encode())
     store.write_bytes(RECOMMENDATION, (json.dumps(recommendation, indent=1) + "\n").encode())
     return summary
+
+
+def _without_features(entry: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in entry.items() if k not in ("features", "tiers")}
+    if "tiers" in entry:
+        out["tiers"] = [_without_features(v) for v in entry["tiers"]]
+    return out
+
+
+def passed_over(
+    finals: Sequence[dict[str, Any]],
+    scores: Sequence[Sequence[Any]],
+    best: int,
+    changes_of: Callable[[Values], list[str]],
+) -> list[dict[str, Any]]:
+    """The finalists the cheapest tier ranks above the recommendation, each with the stronger
+    tier that sets it back (``scores[i][j]``: finalist ``i`` at tier ``j``)."""
+    names = [v["tier"] for v in finals[0]["tiers"]]
+
+    def cheap(i: int) -> tuple[bool, float]:
+        return (not scores[i][0].feasible, scores[i][0].distance)
+
+    worst = max(sc.distance for sc in scores[best])
+    out = []
+    for i, f in enumerate(finals):
+        if i == best or not cheap(i) < cheap(best):
+            continue
+        broken = [j for j, sc in enumerate(scores[i]) if not sc.feasible]
+        if broken and scores[i][0].feasible:
+            j = broken[0]
+            why = (
+                f"it meets every constraint at {names[0]} but not at {names[j]} (off by "
+                f"{scores[i][j].violation:.2f} scale units there)"
+            )
+        else:
+            j = max(range(len(names)), key=lambda k: scores[i][k].distance)
+            why = (
+                f"it is nearer the target at {names[0]} (distance {scores[i][0].distance:.3f}, "
+                f"the recommendation {scores[best][0].distance:.3f}) but not at {names[j]} "
+                f"(distance {scores[i][j].distance:.3f}; the recommendation's worst tier "
+                f"{worst:.3f})"
+            )
+        params = {k: f["values"][k] for k in changes_of(f["values"])}
+        out.append({"name": f["name"], "params": params, "tier": names[j], "why": why})
+    return out

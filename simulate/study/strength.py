@@ -42,9 +42,8 @@ from simulate.storage import RunStore, open_store
 from simulate.study import folder
 from simulate.study.play import Progress, play_runs
 from simulate.study.sweep import Measurer
-from strategies.core.registry import split_lineup
+from simulate.study.tiers import TIERS, Tier, plan_tiers
 
-TIERS = "tiers"
 RATINGS = "ratings"
 """The folder of the rating games: one run per pair of neighbouring tiers."""
 METRICS = folder.METRICS
@@ -96,19 +95,6 @@ class StrengthRequest:
 
 
 @dataclasses.dataclass(frozen=True)
-class Tier:
-    """One tier: its name as asked for, its folder and configuration (``config.games``: its
-    first size), and its metrics."""
-
-    index: int
-    name: str
-    folder: str
-    config: RunConfig
-    setup: Setup
-    measurer: Measurer
-
-
-@dataclasses.dataclass(frozen=True)
 class Pair:
     """Two neighbouring tiers against each other: the run that rates them."""
 
@@ -146,11 +132,6 @@ class TierResult:
 
 class PrecisionNotReached(DinolabError):
     """A tier reached the cap on games without the precision asked for."""
-
-
-def tier_folder(index: int, name: str) -> str:
-    """``3-search_rollouts=2`` (folder-safe)."""
-    return f"{index}-{folder.folder_name(name, 80) or 'tier'}"
 
 
 def chunk_for(game: GameSpec, games: int | None, precision: float | None) -> int:
@@ -217,34 +198,8 @@ def plan_strength(request: StrengthRequest, measurer_for: MeasurerFor) -> Streng
         rules_file=r.rules_file,
     )
     base, _ = build_config(game.name, strategies=None, games=size, **common)  # rules, players
-    tiers: list[Tier] = []
-    seen: dict[str, str] = {}
-    for i, name in enumerate(names):
-        try:
-            if len(split_lineup(name)) != 1:
-                raise DinolabError("a tier is one strategy, played in every seat")
-            cfg, setup = build_config(game.name, strategies=name, games=size, **common)
-        except DinolabError as exc:
-            raise DinolabError(f"tier '{name}': {exc}") from None
-        spec = cfg.strategies[0]
-        if spec in seen:
-            raise DinolabError(f"tiers '{seen[spec]}' and '{name}' are the same bot ({spec})")
-        seen[spec] = name
-        try:
-            measurer = measurer_for(setup)
-        except DinolabError as exc:
-            if not tiers:  # the weakest tier refuses it: not a matter of the tier
-                raise
-            raise DinolabError(f"tier '{name}' cannot measure it: {exc}") from None
-        tiers.append(Tier(i, name, tier_folder(i, name), cfg, setup, measurer))
+    tiers = plan_tiers(game, names, measurer_for, games=size, **common)
     metrics = list(tiers[0].measurer.names)
-    for t in tiers[1:]:
-        if list(t.measurer.names) != metrics:
-            only = sorted(set(t.measurer.names) ^ set(metrics))
-            raise DinolabError(
-                f"tiers '{tiers[0].name}' and '{t.name}' measure different metrics "
-                f"({', '.join(only)}): name metrics every tier has (a strategy_share names a bot)"
-            )
     tables = parse_tables(game, [x for t in tiers for x in t.measurer.tables])
     tiers = [
         dataclasses.replace(t, config=dataclasses.replace(t.config, tables=tables)) for t in tiers
@@ -255,7 +210,7 @@ def plan_strength(request: StrengthRequest, measurer_for: MeasurerFor) -> Streng
         "players": base.n_players,
         "seed": r.seed,
         "rules": base.params,
-        "tiers": [t.config.strategies[0] for t in tiers],
+        "tiers": [t.spec for t in tiers],
         "metrics": metrics,
         "games": games,
         "precision": r.precision,
@@ -290,7 +245,7 @@ def rating_pairs(game: GameSpec, tiers: list[Tier], r: StrengthRequest) -> list[
         raise DinolabError(f"--rating-games must be in 1..10**15 (or 0), got {r.rating_games}")
     pairs = []
     for a, b in itertools.pairwise(tiers):
-        specs = (a.config.strategies[0], b.config.strategies[0])
+        specs = (a.spec, b.spec)
         lineup = ",".join(specs[seat % 2] for seat in range(a.config.n_players))
         config, setup = build_config(
             game.name,

@@ -9,6 +9,11 @@ taken by the workers from the rows they have just played, and each finished poin
 point. The same command with ``--resume`` finishes the missing points; a chunk played before
 a kill is measured from its files, giving the same numbers.
 
+With strength tiers (:mod:`simulate.study.tiers`) every point is played at each tier on the
+same seed (one bot in every seat), each tier's points under ``DIR/tiers/<i>-<name>/points/``,
+so a point's tiers differ only by the bots, game by game; ``results.csv`` then has a row per
+point and tier.
+
 Which metrics, and how they are computed, is the business of ``reports`` (a
 :class:`Measurer`, handed over by the CLI): this module only composes runs.
 """
@@ -33,6 +38,7 @@ from simulate.study import folder
 from simulate.study.design import design_points
 from simulate.study.knobs import Axis, check_point, parse_axes
 from simulate.study.play import Progress, play_runs
+from simulate.study.tiers import TIERS, Tier
 
 POINTS = "points"
 METRICS = folder.METRICS
@@ -58,12 +64,22 @@ class Measurer(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class Point:
-    """One point of a sweep: its folder, its knob values and its configuration."""
+    """One point of a sweep (at one tier): its name, knob values and configuration."""
 
     name: str
     values: dict[str, str]
     config: RunConfig
     setup: Setup
+    tier: Tier | None = None
+
+    @property
+    def folder(self) -> str:
+        """Its run folder in the sweep's (one per tier with tiers)."""
+        inner = f"{POINTS}/{self.name}"
+        return inner if self.tier is None else f"{TIERS}/{self.tier.folder}/{inner}"
+
+    def label(self) -> str:
+        return self.name if self.tier is None else f"{self.name} at {self.tier.name}"
 
 
 @dataclasses.dataclass
@@ -97,10 +113,12 @@ def plan_sweep(
     out: str,
     resume: bool,
     force: bool,
+    tiers: Sequence[Tier] = (),
 ) -> Sweep:
     """Validate the whole sweep (every point's rules included) and decide what to do with
     ``out``; nothing is written. ``base``: the configuration without the knobs (from
-    :func:`simulate.config.build_config` with the same ``assignments`` and ``rules_file``)."""
+    :func:`simulate.config.build_config` with the same ``assignments`` and ``rules_file``);
+    ``tiers`` (from :func:`simulate.study.tiers.plan_tiers`): play every point at each."""
     config, setup = base
     game = setup.game
     axes = parse_axes(setup, params)
@@ -109,19 +127,21 @@ def plan_sweep(
     for i, v in enumerate(values):
         check_point(game, setup, v)
         changes = [*assignments, *(f"{k}={x}" for k, x in v.items())]
-        cfg, s = build_config(
-            game.name,
-            n_players=config.n_players,
-            strategies=",".join(config.strategies),
-            rotate=config.rotate,
-            seed=config.seed,
-            games=config.games,
-            chunk_size=config.chunk_size,
-            assignments=changes,
-            rules_file=rules_file,
-            tables=tables,
-        )
-        points.append(Point(point_name(i, v), v, cfg, s))
+        for tier in tiers or [None]:
+            lineup = (tier.config if tier is not None else config).strategies
+            cfg, s = build_config(
+                game.name,
+                n_players=config.n_players,
+                strategies=",".join(lineup),
+                rotate=config.rotate,
+                seed=config.seed,
+                games=config.games,
+                chunk_size=config.chunk_size,
+                assignments=changes,
+                rules_file=rules_file,
+                tables=tables,
+            )
+            points.append(Point(point_name(i, v), v, cfg, s, tier))
     settings = {
         "game": game.name,
         "players": config.n_players,
@@ -141,20 +161,26 @@ def plan_sweep(
         "tool": "dinolab sweep",
         "settings": settings,
         "current": {a.knob.key: a.knob.current_text for a in axes},
-        "points": [{"name": p.name, "set": p.values} for p in points],
+        "points": [{"name": point_name(i, v), "set": v} for i, v in enumerate(values)],
     }
+    if tiers:  # only then: a sweep without tiers keeps its record (and resumes as before)
+        settings["tiers"] = [t.spec for t in tiers]
+        record["tiers"] = [{"name": t.name, "folder": t.folder} for t in tiers]
     mode = folder.check_folder(out, record, resume=resume, force=force)
     store = open_store(out)
     if mode == "resume":
         for p in points:  # a point folder of other settings is refused before anything runs
-            child = store.child(f"{POINTS}/{p.name}")
+            child = store.child(p.folder)
             if child.exists("manifest.json"):
                 check_out_dir(child, p.config, resume=True, force=False)
     return Sweep(game, axes, points, record, store, mode)
 
 
 def _metrics_json(point: Point, estimates: dict[str, dict]) -> bytes:
-    body = {"point": point.values, "games": point.config.games, "metrics": estimates}
+    body: dict[str, Any] = {"point": point.values}
+    if point.tier is not None:
+        body["tier"] = point.tier.name
+    body.update(games=point.config.games, metrics=estimates)
     return (json.dumps(body, indent=1) + "\n").encode()
 
 
@@ -166,32 +192,39 @@ def run_sweep(
     echo: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:
     """Play and measure every point not done; write ``results.csv``; return the results
-    (one dict per point: name, knob values, metrics). The caller closes ``executor``."""
+    (one dict per point and tier: name, tier, knob values, metrics). ``measurer``: the
+    metrics of a sweep without tiers (a tier brings its own). The caller closes
+    ``executor``."""
     store = sweep.store
     if sweep.mode == "replace":
-        folder.clear(store, [POINTS, RESULTS, "report.html", "report.md"])
+        folder.clear(store, [POINTS, TIERS, RESULTS, "report.html", "report.md"])
     folder.write_record(store, sweep.record)
-    by_name = {p.name: p for p in sweep.points}
+    by_folder = {p.folder: p for p in sweep.points}
+
+    def measurer_of(point: Point) -> Measurer:
+        return point.tier.measurer if point.tier is not None else measurer
+
     plans: list[RunPlan] = []
     for p in sweep.points:
-        child = store.child(f"{POINTS}/{p.name}")
+        child = store.child(p.folder)
         started = child.exists("manifest.json")
+        chunk = measurer_of(p).chunk
         plans.append(
-            open_run(p.config, p.setup, child, resume=started, measure=measurer.chunk, tag=p.name)
+            open_run(p.config, p.setup, child, resume=started, measure=chunk, tag=p.folder)
         )
     results: dict[str, dict[str, dict]] = {}
     pending: list[Future] = []
 
     def measure(plan: RunPlan, measured: dict[int, Any]) -> None:
-        point = by_name[plan.tag]
+        point = by_folder[plan.tag]
         if not measured and plan.store.exists(METRICS):
-            results[point.name] = json.loads(plan.store.read_bytes(METRICS))["metrics"]
+            results[point.folder] = json.loads(plan.store.read_bytes(METRICS))["metrics"]
             return
-        estimates = measurer.point(Run(plan.store), measured)
+        estimates = measurer_of(point).point(Run(plan.store), measured)
         plan.store.write_bytes(METRICS, _metrics_json(point, estimates))
-        results[point.name] = estimates
+        results[point.folder] = estimates
         echo(
-            f"  {point.name}: "
+            f"  {point.label()}: "
             + ", ".join(f"{k} {e['value']:.4g}" for k, e in list(estimates.items())[:3])
         )
 
@@ -203,20 +236,30 @@ def run_sweep(
         play_runs(plans, executor, on_complete, progress)
         for f in pending:
             f.result()
-    rows = [{"point": p.name, **p.values, "metrics": results[p.name]} for p in sweep.points]
+    rows = [
+        {
+            "point": p.name,
+            **({"tier": p.tier.name} if p.tier is not None else {}),
+            **p.values,
+            "metrics": results[p.folder],
+        }
+        for p in sweep.points
+    ]
     store.write_bytes(RESULTS, results_csv(sweep.axes, rows).encode())
     return rows
 
 
 def results_csv(axes: Sequence[Axis], rows: Sequence[dict[str, Any]]) -> str:
-    """One row per point: its knob values, then each metric's value, lower and upper bound."""
+    """One row per point (and tier, in a ``tier`` column after the point's name, when the
+    rows have one): its knob values, then each metric's value, lower and upper bound."""
     keys = [a.knob.key for a in axes]
     names = list(rows[0]["metrics"]) if rows else []
+    tier = ["tier"] if rows and "tier" in rows[0] else []
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["point", *keys, *(f"{n}{s}" for n in names for s in ("", "_lo", "_hi"))])
+    w.writerow(["point", *tier, *keys, *(f"{n}{s}" for n in names for s in ("", "_lo", "_hi"))])
     for r in rows:
-        cells = [r["point"], *(r[k] for k in keys)]
+        cells = [r["point"], *(r[k] for k in tier), *(r[k] for k in keys)]
         for n in names:
             e = r["metrics"][n]
             cells += [repr(e["value"]), repr(e["ci"][0]), repr(e["ci"][1])]
@@ -224,6 +267,16 @@ def results_csv(axes: Sequence[Axis], rows: Sequence[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def read_sweep(where: str | RunStore) -> tuple[dict[str, Any], list[tuple[dict, Run, dict]]]:
-    """A sweep folder's record and, per point, its values, run and metrics (for reports)."""
-    return folder.read_study(where, "dinolab sweep", "a sweep", "points", POINTS, "name")
+def read_sweep(
+    where: str | RunStore,
+) -> tuple[dict[str, Any], list[tuple[str | None, dict, Run, dict]]]:
+    """A sweep folder's record and, per point (at each tier, tier by tier), its tier's name
+    (``None`` without tiers), its entry in the record, its run and metrics (for reports)."""
+    record = folder.read_record(open_store(where))
+    tiers = record.get("tiers") or [None]
+    out = []
+    for t in tiers:
+        sub = POINTS if t is None else f"{TIERS}/{t['folder']}/{POINTS}"
+        record, found = folder.read_study(where, "dinolab sweep", "a sweep", "points", sub, "name")
+        out += [(None if t is None else t["name"], *item) for item in found]
+    return record, out

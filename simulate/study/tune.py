@@ -9,13 +9,19 @@ one-step moves from the best, the finalists and the default parameters re-measur
 seeds, and ``--resume``. The answer is a parameter file a lineup plays with
 ``NAME[params=FILE]``: the parameters, and what was tuned against, on which rules and seeds,
 with the measured strength.
+
+With strength tiers (:mod:`simulate.study.tiers`) each tier is a field: its bot plays every
+seat but the tuned one. The tuning plays against the first (cheapest) field, and the finalists
+and the defaults are confirmed against every field on fresh seeds; the parameters chosen are
+those whose win share at their worst tier is highest, and the parameter file gives the win
+share against each.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +29,8 @@ from rules.core.errors import DinolabError
 from simulate.config import build_config
 from simulate.games import get_game
 from simulate.study.knobs import Axis, Knob
-from simulate.study.search import RECOMMENDATION, SUMMARY, SearchPlan, plan_search
+from simulate.study.search import RECOMMENDATION, SUMMARY, Judge, SearchPlan, plan_search
+from simulate.study.tiers import plan_tiers
 from strategies.core.registry import StrategyError, split_lineup
 
 TARGET = "lineup_share[0]=1"
@@ -87,15 +94,36 @@ def plan_tune(
     out: str,
     resume: bool,
     force: bool,
+    judge_for: Callable[[Any], Judge],
+    tiers: Sequence[str] = (),
 ) -> SearchPlan:
-    """Validate a tuning (strategy, field, rules, budget, the parameter file's folder); nothing
-    is written."""
+    """Validate a tuning (strategy, field, rules, budget, the parameter file's folder) and
+    its ``judge_for`` each configuration (a :class:`~simulate.study.search.Judge` of the
+    tuned bot's win share); nothing is written. ``tiers``: fields at strength tiers,
+    cheapest first (each one bot in every other seat), instead of ``against``."""
     game = get_game(game_name)
     n = game.default_players if players is None else players
     if "[" in strategy or "," in strategy:
         raise DinolabError(
             f"--strategy takes a bot's name (its parameters are tuned), got {strategy!r}"
         )
+    common = dict(
+        n_players=n,
+        rotate=True,
+        seed=seed,
+        games=1,
+        chunk_size=None,
+        assignments=list(assignments),
+        rules_file=rules_file,
+    )
+    planned = []
+    if tiers:
+        if against:
+            raise DinolabError("--against and --tier contradict each other: each tier is a field")
+        bot_axes(game, strategy, ())  # an unknown bot is refused before its field
+        lineup = lambda tier: ",".join([strategy, *[tier] * (n - 1)])  # noqa: E731
+        planned = plan_tiers(game, tiers, judge_for, lineup=lineup, **common)
+        against = planned[0].name
     field = split_lineup(against)
     if len(field) == 1:
         field = field * (n - 1)
@@ -105,17 +133,7 @@ def plan_tune(
             "give one, or one per other seat"
         )
     axes = bot_axes(game, strategy, params)
-    base = build_config(
-        game.name,
-        n_players=n,
-        strategies=",".join([strategy, *field]),
-        rotate=True,
-        seed=seed,
-        games=1,
-        chunk_size=None,
-        assignments=list(assignments),
-        rules_file=rules_file,
-    )
+    base = build_config(game.name, strategies=",".join([strategy, *field]), **common)
     folder = Path(out).expanduser().resolve().parent
     if not folder.is_dir():
         raise DinolabError(f"--out {out}: no folder {folder}")
@@ -140,13 +158,15 @@ def plan_tune(
         bot=strategy,
         field=field,
         tool="dinolab tune",
+        tiers=planned,
     )
 
 
 def write_params(plan: SearchPlan, out: str, command: str) -> dict[str, Any]:
     """The parameter file of a finished tuning: the tuned parameters (every one, the untuned
-    at their defaults), what they were tuned against, their measured strength and the
-    ``command`` that reproduces it."""
+    at their defaults), what they were tuned against, their measured strength (with tiers:
+    against the first field, and ``tiers``: against each) and the ``command`` that
+    reproduces it."""
     store = plan.store
     summary = json.loads(store.read_bytes(SUMMARY))
     rec = json.loads(store.read_bytes(RECOMMENDATION))
@@ -156,8 +176,6 @@ def write_params(plan: SearchPlan, out: str, command: str) -> dict[str, Any]:
     info = plan.setup.game.registry.by_name[plan.bot]
     values = {p.name: p.default for p in info.params}
     values.update({k: float(v) for k, v in best["values"].items()})
-    share = best["score"]["metrics"]["lineup_share[0]"]
-    base_share = default["score"]["metrics"]["lineup_share[0]"]
     s = plan.settings
     body = {
         "strategy": plan.bot,
@@ -172,25 +190,40 @@ def write_params(plan: SearchPlan, out: str, command: str) -> dict[str, Any]:
         },
         "seed": s["seed"],
         "games": rec["games"],
-        "strength": {
-            "win_share": {"value": share["value"], "ci": share["ci"]},
-            "fair_share": 1 / s["players"],
-            "defaults_win_share": {"value": base_share["value"], "ci": base_share["ci"]},
-            "measured_on": best["score"]["games"],
-            "note": "lineup position 0 against the field, seats rotated, on a seed the search "
-            "never played; the change from the defaults is paired game by game "
-            "(search.json in the tuning folder)",
-            "change_from_defaults": {  # the distance's change, in win share (+0.0: no -0)
-                "value": -best["vs_current"]["value"] / 100 + 0.0,
-                "ci": [
-                    -best["vs_current"]["ci"][1] / 100 + 0.0,
-                    -best["vs_current"]["ci"][0] / 100 + 0.0,
-                ],
-            },
-        },
-        "command": command,
-        "made": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") + " by dinolab tune",
-        "folder": str(store.local or store.url),
+        "strength": _strength(best, default, s["players"]),
     }
+    if "tiers" in best:
+        body["tiers"] = [
+            {"tier": b["tier"], **_strength(b, d, s["players"])}
+            for b, d in zip(best["tiers"], default["tiers"], strict=True)
+        ]
+    body.update(
+        command=command,
+        made=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") + " by dinolab tune",
+        folder=str(store.local or store.url),
+    )
     Path(out).write_text(json.dumps(body, indent=1) + "\n")
     return body
+
+
+def _strength(best: dict[str, Any], default: dict[str, Any], players: int) -> dict[str, Any]:
+    """The tuned and the default parameters' win shares on one fresh-seed run each (a
+    finalist's entry in ``search.json``, or its entry at one tier)."""
+    share = best["score"]["metrics"]["lineup_share[0]"]
+    base_share = default["score"]["metrics"]["lineup_share[0]"]
+    return {
+        "win_share": {"value": share["value"], "ci": share["ci"]},
+        "fair_share": 1 / players,
+        "defaults_win_share": {"value": base_share["value"], "ci": base_share["ci"]},
+        "measured_on": best["score"]["games"],
+        "note": "lineup position 0 against the field, seats rotated, on a seed the search "
+        "never played; the change from the defaults is paired game by game "
+        "(search.json in the tuning folder)",
+        "change_from_defaults": {  # the distance's change, in win share (+0.0: no -0)
+            "value": -best["vs_current"]["value"] / 100 + 0.0,
+            "ci": [
+                -best["vs_current"]["ci"][1] / 100 + 0.0,
+                -best["vs_current"]["ci"][0] / 100 + 0.0,
+            ],
+        },
+    }
