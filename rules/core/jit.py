@@ -195,8 +195,28 @@ def jit_disabled() -> bool:
 
 def _make_jit(**options):
     from numba import njit
+    from numba.core import types
+    from numba.core.registry import CPUDispatcher
 
-    return njit(cache=True, nogil=True, **options)
+    class OneSpecialisation(CPUDispatcher):
+        """A dispatcher that compiles a callee once for ``int64`` where a caller passes a
+        constant (``kill(st, s, 0)``, ``heuristic(..., -1)``): numba would otherwise compile
+        it again for every literal value, which was a fifth of EVO's first compile."""
+
+        def get_call_template(self, args, kws):
+            args = tuple(types.unliteral(a) for a in args)
+            kws = {k: types.unliteral(v) for k, v in kws.items()}
+            return super().get_call_template(args, kws)
+
+    decorate = njit(cache=True, nogil=True, **options)
+
+    def compiled(fn):
+        dispatcher = decorate(fn)
+        if type(dispatcher) is CPUDispatcher:
+            dispatcher.__class__ = OneSpecialisation
+        return dispatcher
+
+    return compiled
 
 
 jit = _make_jit()
