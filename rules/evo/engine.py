@@ -36,6 +36,12 @@ One round, as the seed plays it (card windows in brackets, see :mod:`rules.evo.c
 
 The game ends with [end of the last round] window and the winner by points (plus Váratlan gén),
 then dinos on the board, else a shared victory (:func:`final_result`).
+
+Each step is one function, inlined into :func:`advance`, which only orders them: card windows
+:func:`card_window`; 1 :func:`begin_round`; 2 :func:`roll_climate`; 3 :func:`next_mover`,
+:func:`ask_move`; 4 :func:`births_start`, :func:`next_breeder`, :func:`ask_birth`; 5
+:func:`ask_cull`, :func:`survival`; 6 :func:`meteor`, :func:`draw_genes`, :func:`ask_bid`,
+:func:`pay_auction`.
 """
 
 from __future__ import annotations

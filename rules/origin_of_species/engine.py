@@ -29,6 +29,11 @@ One round, as the seed plays it (``RULES.md`` quotes the seed rule by rule):
    1 + surviving animals (6 with no animals and no cards) one card at a time from the first
    player; food (not fat) goes back; the first player moves one seat clockwise. When the
    deck is empty the last round is played; then the scores (:func:`final_scores`).
+
+Each step is one function, inlined into :func:`advance`, which only orders them: 1
+:func:`development`; 2 :func:`food_bank`; 3 :func:`feeding_turn`, :func:`feeding_goes_on`,
+:func:`link_chain`, :func:`defence`, :func:`scavenge`; 4 :func:`extinction`,
+:func:`round_end`, :func:`next_round`.
 """
 
 from __future__ import annotations

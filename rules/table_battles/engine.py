@@ -30,6 +30,11 @@ owner flip a card instead of removing markers; Counter hits hit the attacker; "1
 a marker unless the attacker has one left; (3) the dice phase: roll every free die, place on
 at most two dinos, one card each, by the dice-area rules. Both at one marker ends the game at
 once: most face-up action cards win, a tie goes to the second player.
+
+Each step is one function, inlined into :func:`advance`, which only orders them: :func:`draft`,
+then per turn (1) :func:`turn_start`, (2) :func:`ask_attack`, :func:`take_hits`,
+:func:`counter_hits`, :func:`self_hits`, (3) :func:`roll_dice`, :func:`ask_place`, and
+:func:`turn_end`.
 """
 
 from __future__ import annotations
