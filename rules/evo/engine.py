@@ -36,13 +36,19 @@ One round, as the seed plays it (card windows in brackets, see :mod:`rules.evo.c
 
 The game ends with [end of the last round] window and the winner by points (plus Váratlan gén),
 then dinos on the board, else a shared victory (:func:`final_result`).
+
+Each step is one function, inlined into :func:`advance`, which only orders them: card windows
+:func:`card_window`; 1 :func:`begin_round`; 2 :func:`roll_climate`; 3 :func:`next_mover`,
+:func:`ask_move`; 4 :func:`births_start`, :func:`next_breeder`, :func:`ask_birth`; 5
+:func:`ask_cull`, :func:`survival`; 6 :func:`meteor`, :func:`draw_genes`, :func:`ask_bid`,
+:func:`pay_auction`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded, mix64, shuffle
 from rules.evo.board import (
     add_dino,
@@ -414,198 +420,227 @@ def min_bid(tb, st, row: int) -> int:
     return st.bid_val[h] + (tb.guard_raise if st.eff[h] & E_GENE_GUARD else 1)
 
 
-# ---------------------------------------------------------------- the resumable loop
+# ---------------------------------------------------------------- the steps of a round
+# One function per step of the machine (``st.step``), inlined into :func:`advance`. A step that
+# may ask a player returns the decision's kind (``st.actor`` decides), else ``NO_DECISION``.
 
 
-@jit
-def advance(tb, st) -> int:
-    """Run the automatic rules until a decision is needed; return its kind.
+@jit_inline
+def card_window(tb, st) -> int:
+    """A card window: an Osztódás answer to the card just played first, then each player in
+    order who holds a card playable now; when all have passed, the step after the window."""
+    if st.react >= 0:
+        h = reaction_holder(tb, st)
+        if h >= 0:
+            st.actor = h
+            st.options = card_bit(DOUBLING)
+            st.kind = CARD_PLAY
+            return CARD_PLAY
+        st.react = -1
+    while st.win_i < tb.n_players:
+        s = st.win_order[st.win_i]
+        st.options = playable(tb, st, s, st.window)
+        if st.options != 0:
+            st.actor = s
+            st.kind = CARD_PLAY
+            return CARD_PLAY
+        st.win_i += 1
+    st.step = st.win_next
+    return NO_DECISION
 
-    Returns the pending kind again if called before :func:`apply`; ``ROUND_DONE`` once after
-    every round (the round's counters are complete) and ``GAME_OVER`` at the end.
-    """
-    if st.kind != NO_DECISION:
-        return st.kind
+
+@jit_inline
+def begin_round(tb, st) -> None:
+    """Phase 1: clear the last round's effects, settle the initiative, open the phase 1 window."""
+    start_round(tb, st)
+    initiative(tb, st)
+    open_window(tb, st, W_INITIATIVE, ST_CLIMATE_CARDS)
+
+
+@jit_inline
+def roll_climate(tb, st) -> None:
+    """Phase 2: the first player's die moves the climate marker (1 back, 2 stay, 3-6 forward);
+    Meteorológus-gén's chosen face and Katasztrófa's steps replace the roll."""
+    roll = 1 + bounded(st.rng, S_CLIMATE, 6)  # drawn always: same dice across variants
+    steps = 0
+    if st.forced_roll > 0 or st.catastrophe:
+        st.climate_roll = 0
+        if st.forced_roll > 0:
+            steps += tb.die_step[st.forced_roll - 1]
+        if st.catastrophe:
+            steps += tb.catastrophe_steps
+    else:
+        st.climate_roll = roll
+        steps = tb.die_step[roll - 1]
+    L = tb.cycle_len
+    set_climate(tb, st, ((st.climate + steps) % L + L) % L)
+    open_window(tb, st, W_MOVEMENT, ST_MOVE_START)
+
+
+@jit_inline
+def next_mover(tb, st) -> None:
+    """Phase 3: the next player in order gets its leg points (Ősi ösztönök: one per dino); after
+    the last, the phase 4 window."""
+    if st.seq >= tb.n_players:
+        open_window(tb, st, W_BIRTHS, ST_BIRTHS_START)
+        return
+    s = st.order[st.seq]
+    st.mp = st.n_dinos[s] if st.eff[s] & E_INSTINCT else st.genes[s, LEG]
+    st.step = ST_MOVE_ASK
+
+
+@jit_inline
+def ask_move(tb, st) -> int:
+    """Phase 3: the mover moves while it has leg points and a dino that can move or attack."""
+    s = st.order[st.seq]
+    if st.mp > 0 and can_move(tb, st, s):
+        st.actor = s
+        st.kind = MOVE
+        return MOVE
+    st.seq += 1
+    st.step = ST_MOVE_PLAYER
+    return NO_DECISION
+
+
+@jit_inline
+def births_start(tb, st) -> None:
+    """Phase 4: Születés-túlszabályozás skips the births (to the phase 4 end window); else the
+    first player in order."""
+    if st.no_births:
+        open_window(tb, st, W_BIRTHS_END, ST_SURVIVAL_CARDS)
+        return
+    st.seq = 0
+    st.step = ST_BIRTH_PLAYER
+
+
+@jit_inline
+def next_breeder(tb, st) -> None:
+    """Phase 4: the next player in order has one newborn per egg (anywhere when it has no dinos);
+    after the last, the phase 4 end window."""
+    if st.seq >= tb.n_players:
+        open_window(tb, st, W_BIRTHS_END, ST_SURVIVAL_CARDS)
+        return
+    s = st.order[st.seq]
+    st.eggs_left = st.genes[s, EGG]
+    st.wiped = 1 if st.n_dinos[s] == 0 else 0
+    st.step = ST_BIRTH_ASK
+
+
+@jit_inline
+def ask_birth(tb, st) -> int:
+    """Phase 4: the player places a newborn while eggs, its supply and a free region last."""
+    s = st.order[st.seq]
+    if st.eggs_left > 0 and st.n_dinos[s] < tb.max_dinos and mark_births(tb, st, s) > 0:
+        st.actor = s
+        st.kind = PLACE
+        return PLACE
+    st.seq += 1
+    st.step = ST_BIRTH_PLAYER
+    return NO_DECISION
+
+
+@jit_inline
+def ask_cull(tb, st) -> int:
+    """Phase 5: a player with more dinos in cold (then warm) regions than its furs (parasols)
+    keep chooses which die; after the last player, the survival itself."""
     n = tb.n_players
-    while True:
-        step = st.step
-        if step == ST_WINDOW:
-            if st.react >= 0:
-                h = reaction_holder(tb, st)
-                if h >= 0:
-                    st.actor = h
-                    st.options = card_bit(DOUBLING)
-                    st.kind = CARD_PLAY
-                    return CARD_PLAY
-                st.react = -1
-            while st.win_i < n:
-                s = st.win_order[st.win_i]
-                st.options = playable(tb, st, s, st.window)
-                if st.options != 0:
-                    st.actor = s
-                    st.kind = CARD_PLAY
-                    return CARD_PLAY
-                st.win_i += 1
-            st.step = st.win_next
-        elif step == ST_ROUND:
-            start_round(tb, st)
-            initiative(tb, st)
-            open_window(tb, st, W_INITIATIVE, ST_CLIMATE_CARDS)
-        elif step == ST_CLIMATE_CARDS:
-            open_window(tb, st, W_CLIMATE, ST_CLIMATE)
-        elif step == ST_CLIMATE:
-            roll = 1 + bounded(st.rng, S_CLIMATE, 6)  # drawn always: same dice across variants
-            steps = 0
-            if st.forced_roll > 0 or st.catastrophe:
-                st.climate_roll = 0
-                if st.forced_roll > 0:
-                    steps += tb.die_step[st.forced_roll - 1]
-                if st.catastrophe:
-                    steps += tb.catastrophe_steps
-            else:
-                st.climate_roll = roll
-                steps = tb.die_step[roll - 1]
-            L = tb.cycle_len
-            set_climate(tb, st, ((st.climate + steps) % L + L) % L)
-            open_window(tb, st, W_MOVEMENT, ST_MOVE_START)
-        elif step == ST_MOVE_START:
-            st.seq = 0
-            st.step = ST_MOVE_PLAYER
-        elif step == ST_MOVE_PLAYER:
-            if st.seq >= n:
-                open_window(tb, st, W_BIRTHS, ST_BIRTHS_START)
-                continue
-            s = st.order[st.seq]
-            st.mp = st.n_dinos[s] if st.eff[s] & E_INSTINCT else st.genes[s, LEG]
-            st.step = ST_MOVE_ASK
-        elif step == ST_MOVE_ASK:
-            s = st.order[st.seq]
-            if st.mp > 0 and can_move(tb, st, s):
+    while st.seq < n:
+        s = st.order[st.seq]
+        for zone in (COLD, WARM):
+            a = allowance(st, s, zone)
+            if a > 0 and zone_count(tb, st, s, zone) > a:
+                st.cull_zone = zone
                 st.actor = s
-                st.kind = MOVE
-                return MOVE
-            st.seq += 1
-            st.step = ST_MOVE_PLAYER
-        elif step == ST_BIRTHS_START:
-            if st.no_births:
-                open_window(tb, st, W_BIRTHS_END, ST_SURVIVAL_CARDS)
-                continue
-            st.seq = 0
-            st.step = ST_BIRTH_PLAYER
-        elif step == ST_BIRTH_PLAYER:
-            if st.seq >= n:
-                open_window(tb, st, W_BIRTHS_END, ST_SURVIVAL_CARDS)
-                continue
-            s = st.order[st.seq]
-            st.eggs_left = st.genes[s, EGG]
-            st.wiped = 1 if st.n_dinos[s] == 0 else 0
-            st.step = ST_BIRTH_ASK
-        elif step == ST_BIRTH_ASK:
-            s = st.order[st.seq]
-            if st.eggs_left > 0 and st.n_dinos[s] < tb.max_dinos and mark_births(tb, st, s) > 0:
-                st.actor = s
-                st.kind = PLACE
-                return PLACE
-            st.seq += 1
-            st.step = ST_BIRTH_PLAYER
-        elif step == ST_SURVIVAL_CARDS:
-            open_window(tb, st, W_SURVIVAL, ST_SURVIVAL_START)
-        elif step == ST_SURVIVAL_START:
-            st.seq = 0
-            st.step = ST_CULL_PLAYER
-        elif step == ST_CULL_PLAYER:
-            if st.seq >= n:
-                st.step = ST_SURVIVAL_END
-                continue
-            s = st.order[st.seq]
-            for zone in (COLD, WARM):
-                a = allowance(st, s, zone)
-                if a > 0 and zone_count(tb, st, s, zone) > a:
-                    st.cull_zone = zone
-                    st.actor = s
-                    st.kind = CULL
-                    return CULL
-            st.seq += 1
-        elif step == ST_SURVIVAL_END:
-            for s in range(n):
-                cold_ok = allowance(st, s, COLD) > 0
-                warm_ok = allowance(st, s, WARM) > 0
-                for k in range(st.n_dinos[s] - 1, -1, -1):
-                    r = st.pieces[s, k]
-                    z = zone_of(tb, st, r)
-                    deadly = z >= SCORCHING  # scorching or freezing
-                    if deadly or (z == COLD and not cold_ok) or (z == WARM and not warm_ok):
-                        kill(st, r, 0)
-                st.scored[s] = st.n_dinos[s]
-                st.points[s] += st.n_dinos[s]
-            open_window(tb, st, W_SURVIVAL_END, ST_METEOR)
-        elif step == ST_METEOR:
-            for s in range(n):
-                st.points_p5[s] = st.points[s]
-            if tb.harder and st.rnd < 2:
-                open_window(tb, st, W_AUCTION, ST_AUCTION_START)
-                continue
-            st.meteor += 1
-            roll = 1 + bounded(st.rng, S_METEOR, 6)  # drawn always: same dice across variants
-            if tb.strike[st.meteor] > 0:
-                st.meteor_roll = roll
-                if roll <= tb.strike[st.meteor]:
-                    st.impact = 1
-                    st.step = ST_GAME_END
-                    continue
-            if st.meteor >= tb.meteor_last:
-                st.step = ST_GAME_END
-                continue
-            open_window(tb, st, W_AUCTION, ST_AUCTION_START)
-        elif step == ST_AUCTION_START:
-            rows = n - 1 if (tb.harder or st.missing_link) else n
-            rows = min(rows, st.bag_len - st.bag_top)
-            if rows <= 0:
-                st.step = ST_ROUND_DONE
-                continue
-            for i in range(rows):
-                st.offer[i] = st.bag[st.bag_top]
-                st.bag_top += 1
-                st.holder[i] = -1
-            st.n_rows = rows
-            st.max_pass = n - rows
-            st.n_passed = 0
-            for s in range(n):
-                st.bid_row[s] = -1
-                st.bid_val[s] = 0
-                st.passed[s] = 0
-                st.bought[s] = -1
-                st.paid[s] = 0
-            st.auction_next = 0
-            st.pending = -1
-            open_window(tb, st, W_BIDDING, ST_AUCTION_ASK)  # cards seeing the genes drawn
-        elif step == ST_AUCTION_ASK:
-            if st.pending >= 0:
-                st.actor = st.pending
-                st.kind = BID
-                return BID
-            if st.auction_next < n:
-                st.actor = st.order[st.auction_next]
-                st.kind = BID
-                return BID
-            open_window(tb, st, W_PAYMENT, ST_PAYMENT)
-        elif step == ST_PAYMENT:
-            pay_auction(tb, st)
-            st.step = ST_ROUND_DONE
-        elif step == ST_ROUND_DONE:
-            st.step = ST_NEXT_ROUND
-            return ROUND_DONE
-        elif step == ST_NEXT_ROUND:
-            st.rnd += 1
-            st.step = ST_ROUND
-        elif step == ST_GAME_END:
-            open_window(tb, st, W_GAME_END, ST_FINAL)
-        elif step == ST_FINAL:
-            st.over = 1
-            st.step = ST_OVER
-            return ROUND_DONE
-        else:
-            return GAME_OVER
+                st.kind = CULL
+                return CULL
+        st.seq += 1
+    st.step = ST_SURVIVAL_END
+    return NO_DECISION
+
+
+@jit_inline
+def survival(tb, st) -> None:
+    """Phase 5: dinos in scorching and freezing regions die, in cold (warm) ones without furs
+    (parasols) too; every survivor scores a point; then the phase 5 end window."""
+    for s in range(tb.n_players):
+        cold_ok = allowance(st, s, COLD) > 0
+        warm_ok = allowance(st, s, WARM) > 0
+        for k in range(st.n_dinos[s] - 1, -1, -1):
+            r = st.pieces[s, k]
+            z = zone_of(tb, st, r)
+            deadly = z >= SCORCHING  # scorching or freezing
+            if deadly or (z == COLD and not cold_ok) or (z == WARM and not warm_ok):
+                kill(st, r, 0)
+        st.scored[s] = st.n_dinos[s]
+        st.points[s] += st.n_dinos[s]
+    open_window(tb, st, W_SURVIVAL_END, ST_METEOR)
+
+
+@jit_inline
+def meteor(tb, st) -> None:
+    """Phase 6: the meteor moves one space (not in rounds 1-2 of the harder game); a strike on a
+    die space, or the last space, ends the game; else the window before the draw."""
+    for s in range(tb.n_players):
+        st.points_p5[s] = st.points[s]
+    if tb.harder and st.rnd < 2:
+        open_window(tb, st, W_AUCTION, ST_AUCTION_START)
+        return
+    st.meteor += 1
+    roll = 1 + bounded(st.rng, S_METEOR, 6)  # drawn always: same dice across variants
+    if tb.strike[st.meteor] > 0:
+        st.meteor_roll = roll
+        if roll <= tb.strike[st.meteor]:
+            st.impact = 1
+            st.step = ST_GAME_END
+            return
+    if st.meteor >= tb.meteor_last:
+        st.step = ST_GAME_END
+        return
+    open_window(tb, st, W_AUCTION, ST_AUCTION_START)
+
+
+@jit_inline
+def draw_genes(tb, st) -> None:
+    """Phase 6: one gene per player is drawn (one fewer in the harder game and with Hiányzó
+    láncszem) and the bidding opens after its window; an empty bag ends the round."""
+    n = tb.n_players
+    rows = n - 1 if (tb.harder or st.missing_link) else n
+    rows = min(rows, st.bag_len - st.bag_top)
+    if rows <= 0:
+        st.step = ST_ROUND_DONE
+        return
+    for i in range(rows):
+        st.offer[i] = st.bag[st.bag_top]
+        st.bag_top += 1
+        st.holder[i] = -1
+    st.n_rows = rows
+    st.max_pass = n - rows
+    st.n_passed = 0
+    for s in range(n):
+        st.bid_row[s] = -1
+        st.bid_val[s] = 0
+        st.passed[s] = 0
+        st.bought[s] = -1
+        st.paid[s] = 0
+    st.auction_next = 0
+    st.pending = -1
+    open_window(tb, st, W_BIDDING, ST_AUCTION_ASK)  # cards seeing the genes drawn
+
+
+@jit_inline
+def ask_bid(tb, st) -> int:
+    """Phase 6: an outbid player bids again at once, else the next player in order; after the
+    last, the payment window."""
+    if st.pending >= 0:
+        st.actor = st.pending
+        st.kind = BID
+        return BID
+    if st.auction_next < tb.n_players:
+        st.actor = st.order[st.auction_next]
+        st.kind = BID
+        return BID
+    open_window(tb, st, W_PAYMENT, ST_PAYMENT)
+    return NO_DECISION
 
 
 @jit
@@ -636,6 +671,77 @@ def pay_auction(tb, st) -> None:
             st.hand[s] |= card_bit(st.deck[st.deck_top] + 1)
             st.seen[s] |= card_bit(st.deck[st.deck_top] + 1)
             st.deck_top += 1
+
+
+# ---------------------------------------------------------------- the resumable loop
+
+
+@jit
+def advance(tb, st) -> int:
+    """Run the automatic rules until a decision is needed; return its kind.
+
+    Returns the pending kind again if called before :func:`apply`; ``ROUND_DONE`` once after
+    every round (the round's counters are complete) and ``GAME_OVER`` at the end. Each step's
+    rules are in its own function above; this is only the order of the steps.
+    """
+    if st.kind != NO_DECISION:
+        return st.kind
+    while True:
+        step = st.step
+        kind = NO_DECISION
+        if step == ST_WINDOW:
+            kind = card_window(tb, st)
+        elif step == ST_ROUND:
+            begin_round(tb, st)
+        elif step == ST_CLIMATE_CARDS:
+            open_window(tb, st, W_CLIMATE, ST_CLIMATE)
+        elif step == ST_CLIMATE:
+            roll_climate(tb, st)
+        elif step == ST_MOVE_START:
+            st.seq, st.step = 0, ST_MOVE_PLAYER
+        elif step == ST_MOVE_PLAYER:
+            next_mover(tb, st)
+        elif step == ST_MOVE_ASK:
+            kind = ask_move(tb, st)
+        elif step == ST_BIRTHS_START:
+            births_start(tb, st)
+        elif step == ST_BIRTH_PLAYER:
+            next_breeder(tb, st)
+        elif step == ST_BIRTH_ASK:
+            kind = ask_birth(tb, st)
+        elif step == ST_SURVIVAL_CARDS:
+            open_window(tb, st, W_SURVIVAL, ST_SURVIVAL_START)
+        elif step == ST_SURVIVAL_START:
+            st.seq, st.step = 0, ST_CULL_PLAYER
+        elif step == ST_CULL_PLAYER:
+            kind = ask_cull(tb, st)
+        elif step == ST_SURVIVAL_END:
+            survival(tb, st)
+        elif step == ST_METEOR:
+            meteor(tb, st)
+        elif step == ST_AUCTION_START:
+            draw_genes(tb, st)
+        elif step == ST_AUCTION_ASK:
+            kind = ask_bid(tb, st)
+        elif step == ST_PAYMENT:
+            pay_auction(tb, st)
+            st.step = ST_ROUND_DONE
+        elif step == ST_ROUND_DONE:
+            st.step = ST_NEXT_ROUND
+            return ROUND_DONE
+        elif step == ST_NEXT_ROUND:
+            st.rnd += 1
+            st.step = ST_ROUND
+        elif step == ST_GAME_END:
+            open_window(tb, st, W_GAME_END, ST_FINAL)
+        elif step == ST_FINAL:
+            st.over = 1
+            st.step = ST_OVER
+            return ROUND_DONE
+        else:
+            return GAME_OVER
+        if kind != NO_DECISION:
+            return kind
 
 
 # ---------------------------------------------------------------- applying a choice

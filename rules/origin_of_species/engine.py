@@ -29,6 +29,11 @@ One round, as the seed plays it (``RULES.md`` quotes the seed rule by rule):
    1 + surviving animals (6 with no animals and no cards) one card at a time from the first
    player; food (not fat) goes back; the first player moves one seat clockwise. When the
    deck is empty the last round is played; then the scores (:func:`final_scores`).
+
+Each step is one function, inlined into :func:`advance`, which only orders them: 1
+:func:`development`; 2 :func:`food_bank`; 3 :func:`feeding_turn`, :func:`feeding_goes_on`,
+:func:`link_chain`, :func:`defence`, :func:`scavenge`; 4 :func:`extinction`,
+:func:`round_end`, :func:`next_round`.
 """
 
 from __future__ import annotations
@@ -1027,6 +1032,195 @@ def final_result(tb, st, winners) -> np.int64:
     return np.int64(best) if count == 1 else np.int64(-1)
 
 
+# ---------------------------------------------------------------- the steps of a round
+# One function per step of the machine (``st.step``), inlined into :func:`advance`. Each
+# returns the kind :func:`advance` hands back (a decision for ``st.actor``, ``ROUND_DONE``,
+# or ``NO_DECISION`` at the pause before extinction), or ``GO_ON`` to run the next step.
+
+GO_ON = np.int64(-1)
+"""A step's return: nobody is asked yet, the machine goes on."""
+
+
+@jit_inline
+def development(tb, st) -> np.int64:
+    """Development: in turn, each player who has not passed plays a card or passes for the
+    phase (at once when it has nothing to play); when all have passed, the food bank."""
+    n = tb.n_players
+    done = True
+    for q in range(n):
+        if not st.dev_passed[q]:
+            done = False
+    if done:
+        st.step = ST_FOOD
+        return GO_ON
+    s = (st.first + st.pos) % n
+    st.pos = (st.pos + 1) % n
+    if st.dev_passed[s]:
+        return GO_ON
+    if not can_develop(tb, st, s):
+        st.dev_passed[s] = 1
+        return GO_ON
+    st.actor = s
+    st.kind = DEVELOP
+    return np.int64(DEVELOP)
+
+
+@jit_inline
+def food_bank(tb, st) -> np.int64:
+    """Food bank: ``food_dice`` d6 plus ``food_add`` red tokens; feeding starts with the first
+    player."""
+    bank = tb.food_add
+    for _ in range(tb.food_dice):
+        bank += 1 + bounded(st.rng, S_FOOD, 6)
+    st.bank = bank
+    st.r_bank = bank
+    for q in range(tb.n_players):
+        need = np.int64(0)
+        for a in range(st.n_an[q]):
+            need += st.an_need[q, a]
+        st.r_need[q] = need
+    emit_food(st, bank=bank, first=st.first)
+    st.pos = 0
+    st.idle = 0
+    st.step = ST_TURN
+    return GO_ON
+
+
+@jit_inline
+def feeding_turn(tb, st) -> np.int64:
+    """Feeding: the next player in turn starts a turn, or is skipped when it has passed or
+    cannot feed; a go-around without an action (or, by rule, an empty bank) ends the phase."""
+    n = tb.n_players
+    if st.idle >= n or (tb.end_empty_bank and st.bank <= 0):
+        st.step = ST_EXTINCT
+        return GO_ON
+    s = (st.first + st.pos) % n
+    if st.ln_dirty and (tb.link_per_action != 0 or st.pos == 0):  # paired traits ready again
+        st.ln_dirty = 0
+        for q in range(n):
+            for l in range(st.n_ln[q]):
+                st.ln_used[q, l] = 0
+    st.grazed[s] = 0
+    st.turn = s
+    st.turn_did = 0
+    st.main_done = 0
+    if st.f_passed[s] or not any_feed(tb, st, s):
+        st.idle += 1
+        st.pos = (st.pos + 1) % n
+        return GO_ON
+    st.actor = s
+    st.kind = FEED
+    return np.int64(FEED)
+
+
+@jit_inline
+def feeding_goes_on(tb, st) -> np.int64:
+    """Feeding: after an action the player acts again while it can, but not after its main
+    action unless free traits may follow it; else its turn ends."""
+    s = st.turn
+    if (not st.main_done or tb.free_after) and any_feed(tb, st, s):
+        st.actor = s
+        st.kind = FEED
+        return np.int64(FEED)
+    end_turn(tb, st)
+    return GO_ON
+
+
+@jit_inline
+def link_chain(tb, st) -> np.int64:
+    """Paired traits pass food on at once, each player from the one in turn firing its ready
+    links (choosing when it has several); then the step the chain interrupted."""
+    n = tb.n_players
+    while st.ch_i < n:
+        s = (st.turn + st.ch_i) % n
+        c = link_actions(tb, st, COUNT)
+        if c == 0:
+            for l in range(st.n_ln[s]):
+                st.ln_armed[s, l] = 0
+                st.ln_also[s, l] = 0
+            st.ch_i += 1
+        elif c == 1:
+            only = link_actions(tb, st, FIRST)
+            fire(tb, st, s, field(only, 0), field(only, 8))
+        else:
+            st.actor = s
+            st.kind = LINK
+            return np.int64(LINK)
+    st.step = st.ret
+    return GO_ON
+
+
+@jit_inline
+def defence(tb, st) -> np.int64:
+    """An attack: the target's owner chooses its defence, or the only one is taken for it."""
+    if defend_actions(tb, st, COUNT) == 1:
+        apply_defence(tb, st, defend_actions(tb, st, FIRST))
+        return GO_ON
+    st.actor = st.tg_s
+    st.kind = DEFEND
+    return np.int64(DEFEND)
+
+
+@jit_inline
+def scavenge(tb, st) -> np.int64:
+    """A kill feeds one Scavenger: the first player from the attacker round the table who has
+    one with room, choosing when it has several; nobody: the attack ends."""
+    n = tb.n_players
+    if st.sc_i >= n:
+        finish_attack(tb, st, np.int64(OUT_KILLED))
+        return GO_ON
+    c = scav_actions(tb, st, COUNT)
+    if c == 0:
+        st.sc_i += 1
+    elif c == 1:
+        q = (st.at_s + st.sc_i) % n
+        scav_feed(tb, st, q, field(scav_actions(tb, st, FIRST), 8))
+    else:
+        st.actor = (st.at_s + st.sc_i) % n
+        st.kind = SCAVENGE
+        return np.int64(SCAVENGE)
+    return GO_ON
+
+
+@jit_inline
+def extinction(tb, st) -> np.int64:
+    """Extinction and draw (:func:`extinction_and_draw`); with ``st.pause`` set, the machine
+    first stops once with ``NO_DECISION`` so that checks see the table before it."""
+    if st.pause == 1:
+        st.pause = 2
+        return np.int64(NO_DECISION)
+    if st.pause == 2:
+        st.pause = 1
+    extinction_and_draw(tb, st)
+    st.step = ST_ROUND_DONE
+    return GO_ON
+
+
+@jit_inline
+def round_end(tb, st) -> np.int64:
+    """The round is over: after the last round (the one after the deck ran out, or by rule the
+    one that emptied it; a safety cap besides) the final scores, else the next round."""
+    ending = st.last != 0 if tb.last_next != 0 else st.deck_top >= st.deck_len
+    if st.rnd + 1 >= tb.max_rounds:  # reached only if nobody can draw
+        ending = True
+    if ending:
+        final_scores(tb, st)
+        st.over = 1
+        st.step = ST_OVER
+    else:
+        st.step = ST_NEXT
+    return np.int64(ROUND_DONE)
+
+
+@jit_inline
+def next_round(tb, st) -> np.int64:
+    """A new round: the first player moves one seat clockwise."""
+    st.rnd += 1
+    st.first = (st.first + 1) % tb.n_players
+    st.step = ST_ROUND
+    return GO_ON
+
+
 # ---------------------------------------------------------------- the resumable loop
 
 
@@ -1036,140 +1230,40 @@ def advance(tb, st) -> np.int64:
 
     Returns the pending kind again if called before :func:`apply`; ``ROUND_DONE`` once after
     every round (its counters are complete) and ``GAME_OVER`` at the end. With ``st.pause``
-    set it also returns ``NO_DECISION`` once just before each extinction (for checks)."""
+    set it also returns ``NO_DECISION`` once just before each extinction (for checks). Each
+    step's rules are in its own function above (the most frequent steps tested first)."""
     if st.kind != NO_DECISION:
         return st.kind
-    n = tb.n_players
     while True:
         step = st.step
         if step == ST_TURN:
-            if st.idle >= n or (tb.end_empty_bank and st.bank <= 0):
-                st.step = ST_EXTINCT
-                continue
-            s = (st.first + st.pos) % n
-            if st.ln_dirty and (tb.link_per_action != 0 or st.pos == 0):
-                st.ln_dirty = 0
-                for q in range(n):
-                    for l in range(st.n_ln[q]):
-                        st.ln_used[q, l] = 0
-            st.grazed[s] = 0
-            st.turn = s
-            st.turn_did = 0
-            st.main_done = 0
-            if st.f_passed[s] or not any_feed(tb, st, s):
-                st.idle += 1
-                st.pos = (st.pos + 1) % n
-                continue
-            st.actor = s
-            st.kind = FEED
-            return np.int64(FEED)
+            kind = feeding_turn(tb, st)
         elif step == ST_TURN_CONT:
-            s = st.turn
-            # the main action ends the turn, unless free traits may follow it
-            if (not st.main_done or tb.free_after) and any_feed(tb, st, s):
-                st.actor = s
-                st.kind = FEED
-                return np.int64(FEED)
-            end_turn(tb, st)
+            kind = feeding_goes_on(tb, st)
         elif step == ST_CHAIN:
-            while st.ch_i < n:
-                s = (st.turn + st.ch_i) % n
-                c = link_actions(tb, st, COUNT)
-                if c == 0:
-                    for l in range(st.n_ln[s]):
-                        st.ln_armed[s, l] = 0
-                        st.ln_also[s, l] = 0
-                    st.ch_i += 1
-                elif c == 1:
-                    only = link_actions(tb, st, FIRST)
-                    fire(tb, st, s, field(only, 0), field(only, 8))
-                else:
-                    st.actor = s
-                    st.kind = LINK
-                    return np.int64(LINK)
-            st.step = st.ret
+            kind = link_chain(tb, st)
         elif step == ST_DEFEND:
-            if defend_actions(tb, st, COUNT) == 1:
-                apply_defence(tb, st, defend_actions(tb, st, FIRST))
-                continue
-            st.actor = st.tg_s
-            st.kind = DEFEND
-            return np.int64(DEFEND)
+            kind = defence(tb, st)
         elif step == ST_SCAV:
-            if st.sc_i >= n:
-                finish_attack(tb, st, np.int64(OUT_KILLED))
-                continue
-            c = scav_actions(tb, st, COUNT)
-            if c == 0:
-                st.sc_i += 1
-            elif c == 1:
-                q = (st.at_s + st.sc_i) % n
-                scav_feed(tb, st, q, field(scav_actions(tb, st, FIRST), 8))
-            else:
-                st.actor = (st.at_s + st.sc_i) % n
-                st.kind = SCAVENGE
-                return np.int64(SCAVENGE)
+            kind = scavenge(tb, st)
         elif step == ST_DEV:
-            done = True
-            for q in range(n):
-                if not st.dev_passed[q]:
-                    done = False
-            if done:
-                st.step = ST_FOOD
-                continue
-            s = (st.first + st.pos) % n
-            st.pos = (st.pos + 1) % n
-            if st.dev_passed[s]:
-                continue
-            if not can_develop(tb, st, s):
-                st.dev_passed[s] = 1
-                continue
-            st.actor = s
-            st.kind = DEVELOP
-            return np.int64(DEVELOP)
+            kind = development(tb, st)
         elif step == ST_ROUND:
             start_round(tb, st)
             st.step = ST_DEV
+            kind = GO_ON
         elif step == ST_FOOD:
-            bank = tb.food_add
-            for _ in range(tb.food_dice):
-                bank += 1 + bounded(st.rng, S_FOOD, 6)
-            st.bank = bank
-            st.r_bank = bank
-            for q in range(n):
-                need = np.int64(0)
-                for a in range(st.n_an[q]):
-                    need += st.an_need[q, a]
-                st.r_need[q] = need
-            emit_food(st, bank=bank, first=st.first)
-            st.pos = 0
-            st.idle = 0
-            st.step = ST_TURN
+            kind = food_bank(tb, st)
         elif step == ST_EXTINCT:
-            if st.pause == 1:  # checks and tests look at the table just before extinction
-                st.pause = 2
-                return np.int64(NO_DECISION)
-            if st.pause == 2:
-                st.pause = 1
-            extinction_and_draw(tb, st)
-            st.step = ST_ROUND_DONE
+            kind = extinction(tb, st)
         elif step == ST_ROUND_DONE:
-            ending = st.last != 0 if tb.last_next != 0 else st.deck_top >= st.deck_len
-            if st.rnd + 1 >= tb.max_rounds:  # a safety cap, reached only if nobody can draw
-                ending = True
-            if ending:
-                final_scores(tb, st)
-                st.over = 1
-                st.step = ST_OVER
-            else:
-                st.step = ST_NEXT
-            return np.int64(ROUND_DONE)
+            kind = round_end(tb, st)
         elif step == ST_NEXT:
-            st.rnd += 1
-            st.first = (st.first + 1) % n
-            st.step = ST_ROUND
+            kind = next_round(tb, st)
         else:
             return np.int64(GAME_OVER)
+        if kind != GO_ON:
+            return kind
 
 
 # ---------------------------------------------------------------- applying a choice

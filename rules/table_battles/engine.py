@@ -30,6 +30,11 @@ owner flip a card instead of removing markers; Counter hits hit the attacker; "1
 a marker unless the attacker has one left; (3) the dice phase: roll every free die, place on
 at most two dinos, one card each, by the dice-area rules. Both at one marker ends the game at
 once: most face-up action cards win, a tie goes to the second player.
+
+Each step is one function, inlined into :func:`advance`, which only orders them: :func:`draft`,
+then per turn (1) :func:`turn_start`, (2) :func:`ask_attack`, :func:`take_hits`,
+:func:`counter_hits`, :func:`self_hits`, (3) :func:`roll_dice`, :func:`ask_place`, and
+:func:`turn_end`.
 """
 
 from __future__ import annotations
@@ -530,7 +535,7 @@ def setup_battle(tb, st) -> None:
     st.turn = 0
 
 
-# ---------------------------------------------------------------- the resumable loop
+# ---------------------------------------------------------------- what a turn may do
 
 
 @jit
@@ -597,125 +602,203 @@ def reaction_options(tb, st) -> int:
     return best
 
 
+# ---------------------------------------------------------------- the steps of a turn
+# One function per step of the machine (``st.step``), inlined into :func:`advance`. A step that
+# may ask a player returns the decision's kind (``st.actor`` decides), else ``NO_DECISION``.
+
+
+@jit_inline
+def draft(tb, st) -> int:
+    """Draft: both players choose at once (seat 0 is asked first and its choice kept hidden),
+    then both choices are revealed; with both hands empty, the battle is set up."""
+    if st.hand_len[0] == 0 and st.hand_len[1] == 0:
+        st.step = ST_SETUP
+        return NO_DECISION
+    for s in range(2):
+        if not st.has_pend[s] and st.hand_len[s] > 0:
+            st.actor = s
+            st.kind = DRAFT
+            return DRAFT
+    resolve_draft(tb, st)
+    return NO_DECISION
+
+
+@jit_inline
+def turn_start(tb, st) -> None:
+    """A turn starts: the active player wins at once if the opponent has no markers or one
+    dino; the turn cap ends the game undecided; a player who reacted in the opponent's turn
+    skips its attack phase."""
+    reset_turn(st)
+    if check_end(tb, st):
+        st.step = ST_OVER
+        return
+    if st.turn >= tb.max_turns:
+        end_game(st, np.int64(-1), np.int64(END_TURN_CAP))
+        st.step = ST_OVER
+        return
+    a = st.active
+    if st.skip[a]:
+        st.skip[a] = 0
+        st.step = ST_ROLL
+    else:
+        st.step = ST_ATTACK_ASK
+
+
+@jit_inline
+def ask_attack(tb, st) -> int:
+    """Attack phase: the active player may attack when a card with dice has a legal target;
+    then the dice phase."""
+    st.step = ST_ROLL
+    if any_attack(tb, st):
+        st.actor = st.active
+        st.kind = ATTACK
+        return ATTACK
+    return NO_DECISION
+
+
+@jit_inline
+def take_hits(tb, st) -> int:
+    """The attack's hits land on the target: at or over its break point (or any hits at one
+    marker left) its owner may flip a card instead of removing markers."""
+    o = 1 - st.active
+    st.step = ST_COUNTER
+    if st.h_team >= 0 and st.hits > 0:
+        bp = tb.d_bp[st.team[o, st.h_team]]
+        if st.hits >= bp or st.markers[o] == 1:
+            st.bk_seat, st.bk_team, st.bk_hits, st.bk_kind = o, st.h_team, st.hits, 0
+            st.actor = o
+            st.kind = BREAK
+            return BREAK
+        take_markers(tb, st, o, st.hits, np.int64(0))
+        st.resolved = 0
+        if check_end(tb, st):
+            st.step = ST_TURN_END
+    return NO_DECISION
+
+
+@jit_inline
+def counter_hits(tb, st) -> int:
+    """Counter hits hit the attacking dino, if still alive; its owner may flip a card instead
+    at one marker left or, by rule, at or over the break point."""
+    a = st.active
+    st.step = ST_SELF
+    if st.counter > 0 and st.alive[a, st.a_team]:
+        bp = tb.d_bp[st.team[a, st.a_team]]
+        flip_ok = tb.counter_bp and st.counter >= bp
+        if tb.one_marker_counter and st.markers[a] == 1:
+            flip_ok = True
+        if flip_ok:
+            st.bk_seat, st.bk_team, st.bk_hits, st.bk_kind = a, st.a_team, st.counter, 1
+            st.actor = a
+            st.kind = BREAK
+            return BREAK
+        take_markers(tb, st, a, st.counter, np.int64(1))
+        if check_end(tb, st):
+            st.step = ST_TURN_END
+    return NO_DECISION
+
+
+@jit_inline
+def self_hits(tb, st) -> None:
+    """The attack card's "self" hits cost the attacker markers: none when the attack was
+    blocked (by rule), with Gliding, or at one marker left."""
+    a = st.active
+    st.step = ST_ROLL
+    card = st.slot_card[a, st.a_slot]
+    n = self_of(tb.c_attack[card])
+    if st.r_kind == RK_BLOCK and st.h_team < 0 and not tb.self_when_blocked:
+        n = 0  # blocked: "Keine Seite erleidet Treffer"
+    if passive_up(tb, st, a, st.a_team, P_GLIDE):
+        n = 0
+    # one marker left: "self" hits are ignored, judged when the attack was made or now
+    one = st.a_markers if tb.one_marker_at == ONE_MARKER_AT_ATTACK else st.markers[a]
+    if n > 0 and one != 1:
+        st.self_hits = min(n, st.markers[a])
+        st.markers[a] -= st.self_hits
+    if check_end(tb, st):
+        st.step = ST_TURN_END
+
+
+@jit_inline
+def roll_dice(tb, st) -> None:
+    """Dice phase: the active player rolls every free die."""
+    a = st.active
+    for f in range(7):
+        st.rolled[f] = 0
+    for _ in range(st.free[a]):
+        st.rolled[1 + bounded(st.rng, S_DICE + a, 6)] += 1
+    st.step = ST_PLACE_ASK
+
+
+@jit_inline
+def ask_place(tb, st) -> int:
+    """Dice phase: the active player places dice while a placement is legal (at most two
+    dinos, one card each, by the dice-area rules); then the turn ends."""
+    if any_place(tb, st):
+        st.actor = st.active
+        st.kind = PLACE
+        return PLACE
+    st.step = ST_TURN_END
+    return NO_DECISION
+
+
+@jit_inline
+def turn_end(tb, st) -> int:
+    """The turn is recorded and the other player's begins, unless the game is over."""
+    record_turn(tb, st)
+    st.turn += 1
+    if st.over:
+        st.step = ST_OVER
+        return ROUND_DONE
+    st.active = 1 - st.active
+    st.step = ST_TURN_START
+    return ROUND_DONE
+
+
+# ---------------------------------------------------------------- the resumable loop
+
+
 @jit
 def advance(tb, st) -> int:
     """Run the automatic rules until a decision is needed; return its kind.
 
     Returns the pending kind again if called before :func:`apply`; ``ROUND_DONE`` once after
-    every player turn and ``GAME_OVER`` at the end.
+    every player turn and ``GAME_OVER`` at the end. Each step's rules are in its own function
+    above; this is only the order of the steps.
     """
     if st.kind != NO_DECISION:
         return st.kind
     while True:
         step = st.step
+        kind = NO_DECISION
         if step == ST_DRAFT:
-            if st.hand_len[0] == 0 and st.hand_len[1] == 0:
-                st.step = ST_SETUP
-                continue
-            asked = False
-            for s in range(2):
-                if not st.has_pend[s] and st.hand_len[s] > 0:
-                    st.actor = s
-                    st.kind = DRAFT
-                    asked = True
-                    break
-            if asked:
-                return DRAFT
-            resolve_draft(tb, st)
+            kind = draft(tb, st)
         elif step == ST_SETUP:
             setup_battle(tb, st)
             st.step = ST_TURN_START
         elif step == ST_TURN_START:
-            reset_turn(st)
-            if check_end(tb, st):
-                st.step = ST_OVER
-                continue
-            if st.turn >= tb.max_turns:
-                end_game(st, np.int64(-1), np.int64(END_TURN_CAP))
-                st.step = ST_OVER
-                continue
-            a = st.active
-            if st.skip[a]:
-                st.skip[a] = 0
-                st.step = ST_ROLL
-            else:
-                st.step = ST_ATTACK_ASK
+            turn_start(tb, st)
         elif step == ST_ATTACK_ASK:
-            st.step = ST_ROLL
-            if any_attack(tb, st):
-                st.actor = st.active
-                st.kind = ATTACK
-                return ATTACK
+            kind = ask_attack(tb, st)
         elif step == ST_HITS:
-            o = 1 - st.active
-            st.step = ST_COUNTER
-            if st.h_team >= 0 and st.hits > 0:
-                bp = tb.d_bp[st.team[o, st.h_team]]
-                if st.hits >= bp or st.markers[o] == 1:
-                    st.bk_seat, st.bk_team, st.bk_hits, st.bk_kind = o, st.h_team, st.hits, 0
-                    st.actor = o
-                    st.kind = BREAK
-                    return BREAK
-                take_markers(tb, st, o, st.hits, np.int64(0))
-                st.resolved = 0
-                if check_end(tb, st):
-                    st.step = ST_TURN_END
+            kind = take_hits(tb, st)
         elif step == ST_COUNTER:
-            a = st.active
-            st.step = ST_SELF
-            if st.counter > 0 and st.alive[a, st.a_team]:
-                bp = tb.d_bp[st.team[a, st.a_team]]
-                flip_ok = tb.counter_bp and st.counter >= bp
-                if tb.one_marker_counter and st.markers[a] == 1:
-                    flip_ok = True
-                if flip_ok:
-                    st.bk_seat, st.bk_team, st.bk_hits, st.bk_kind = a, st.a_team, st.counter, 1
-                    st.actor = a
-                    st.kind = BREAK
-                    return BREAK
-                take_markers(tb, st, a, st.counter, np.int64(1))
-                if check_end(tb, st):
-                    st.step = ST_TURN_END
+            kind = counter_hits(tb, st)
         elif step == ST_SELF:
-            a = st.active
-            st.step = ST_ROLL
-            card = st.slot_card[a, st.a_slot]
-            n = self_of(tb.c_attack[card])
-            if st.r_kind == RK_BLOCK and st.h_team < 0 and not tb.self_when_blocked:
-                n = 0  # blocked: "Keine Seite erleidet Treffer"
-            if passive_up(tb, st, a, st.a_team, P_GLIDE):
-                n = 0
-            # one marker left: "self" hits are ignored, judged when the attack was made or now
-            one = st.a_markers if tb.one_marker_at == ONE_MARKER_AT_ATTACK else st.markers[a]
-            if n > 0 and one != 1:
-                st.self_hits = min(n, st.markers[a])
-                st.markers[a] -= st.self_hits
-            if check_end(tb, st):
-                st.step = ST_TURN_END
+            self_hits(tb, st)
         elif step == ST_ROLL:
-            a = st.active
-            for f in range(7):
-                st.rolled[f] = 0
-            for _ in range(st.free[a]):
-                st.rolled[1 + bounded(st.rng, S_DICE + a, 6)] += 1
-            st.step = ST_PLACE_ASK
+            roll_dice(tb, st)
         elif step == ST_PLACE_ASK:
-            if any_place(tb, st):
-                st.actor = st.active
-                st.kind = PLACE
-                return PLACE
-            st.step = ST_TURN_END
+            kind = ask_place(tb, st)
         elif step == ST_TURN_END:
-            record_turn(tb, st)
-            st.turn += 1
-            if st.over:
-                st.step = ST_OVER
-                return ROUND_DONE
-            st.active = 1 - st.active
-            st.step = ST_TURN_START
-            return ROUND_DONE
+            return turn_end(tb, st)
         else:
             return GAME_OVER
+        if kind != NO_DECISION:
+            return kind
+
+
+# ---------------------------------------------------------------- hits, flips and the draft
 
 
 @jit
