@@ -78,6 +78,7 @@ Rotate = Annotated[
 RulesFile = Annotated[
     Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
 ]
+RuleChanges = Annotated[Path | None, typer.Option("--rules", help="A TOML file of rule changes.")]
 Workers = Annotated[
     int | None,
     typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),

@@ -8,13 +8,12 @@ The composition root of the study: ``simulate.study.restrict`` plans and plays t
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from simulate.cli.app import app, echo, warn
-from simulate.cli.common import Backend, Progress, Scheduler, Workers
+from simulate.cli.common import Backend, Players, Progress, RuleChanges, Scheduler, Workers
 
 if TYPE_CHECKING:
     from simulate.study.restrict import RestrictRequest
@@ -60,9 +59,7 @@ def restrict(
     games: Annotated[
         int, typer.Option("--games", "-n", help="Games per run (the baseline and each option).")
     ] = 10_000,
-    players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Players per game.")
-    ] = None,
+    players: Players = None,
     strategy: Annotated[
         str | None,
         typer.Option(
@@ -76,9 +73,7 @@ def restrict(
         list[str] | None,
         typer.Option("--set", help="Change a rule: --set start_points=8 (repeatable)."),
     ] = None,
-    rules_file: Annotated[
-        Path | None, typer.Option("--rules", help="A TOML file of rule changes.")
-    ] = None,
+    rules_file: RuleChanges = None,
     out: Annotated[
         str | None,
         typer.Option("--out", "-o", help="Study folder: runs/, restrict.json and the report."),

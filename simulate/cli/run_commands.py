@@ -9,15 +9,14 @@ import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo, warn
+from simulate.cli.common import Players, Progress, RuleChanges, Workers
 
 
 @app.command()
 def simulate(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dkd.")],
     games: Annotated[int | None, typer.Option("--games", "-n", help="Games to play.")] = None,
-    players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Players per game.")
-    ] = None,
+    players: Players = None,
     seed: Annotated[
         int | None, typer.Option(help="Root seed: game i is keyed by (seed, i).")
     ] = None,
@@ -41,17 +40,12 @@ def simulate(
         list[str] | None,
         typer.Option("--set", help="Change a rule: --set hand_size=4 (repeatable)."),
     ] = None,
-    rules_file: Annotated[
-        Path | None, typer.Option("--rules", help="A TOML file of rule changes.")
-    ] = None,
+    rules_file: RuleChanges = None,
     out: Annotated[
         str | None,
         typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
-    ] = None,
+    workers: Workers = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -80,10 +74,7 @@ def simulate(
         bool, typer.Option(help="Finish an interrupted run; only missing chunks are played.")
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace an existing run in --out.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
-    ] = None,
+    progress: Progress = None,
 ) -> None:
     """Play many games and log them to Parquet under --out.
 
