@@ -30,3 +30,31 @@ def make_executor(
     if tasks is not None:
         n = max(1, min(n, tasks))
     return InlineExecutor() if n == 1 else ProcessExecutor(n)
+
+
+class WarmPool:
+    """One executor for several runs, made when the first of them needs it and closed with
+    :meth:`close` (or at the end of a ``with`` block): the worker processes start once and
+    stay warm from a run to its report's variants and robustness companion. Calling it gives
+    the executor, made on the first call (``make_executor(workers, backend, scheduler)``), so
+    a report whose variants and companion are stored starts none."""
+
+    def __init__(self, workers: int | None, backend: str = "local", scheduler: str | None = None):
+        self.args = (workers, backend, scheduler)
+        self.made: Executor | None = None
+
+    def __call__(self) -> Executor:
+        if self.made is None:
+            self.made = make_executor(*self.args)
+        return self.made
+
+    def close(self) -> None:
+        if self.made is not None:
+            self.made.close()
+            self.made = None
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -177,7 +177,8 @@ def ensure_companion(
     say: Callable[[str], None] = print,
 ) -> Companion:
     """The run's robustness companion, played, finished or replaced as needed (only for a
-    complete run); ``games`` and the game's ``robust_games`` cap N (:func:`companion_games`)."""
+    complete run) through ``executor()``, called only when it plays and left open (its owner
+    closes it); ``games`` and the game's ``robust_games`` cap N (:func:`companion_games`)."""
     if games < 1:
         raise DinolabError(f"--robustness-games must be at least 1, got {games}")
     store = open_store(run_dir)
@@ -215,7 +216,7 @@ def ensure_companion(
         f"{verb} the robustness companion: {describe_lineup(raised)} on the run's first "
         f"{n:,} games ..."
     )
-    run(config, config.setup(), out, executor(), resume=resume, force=not resume)
+    run(config, config.setup(), out, executor(), resume=resume, force=not resume, close=False)
     return Companion(out)
 
 

@@ -76,6 +76,14 @@ def check_out_dir(
     return "replace"
 
 
+def fresh_notice(resume: bool, mode: str, out: object) -> str | None:
+    """The line saying that ``--resume`` found nothing to resume in ``out`` (``mode``: what
+    :func:`check_out_dir` decided) and starts the work instead; ``None`` otherwise."""
+    if resume and mode == "new":
+        return f"nothing to resume in {out} (empty or missing): starting from the beginning"
+    return None
+
+
 def _clear_run(out: RunStore, setup: Setup) -> None:
     """Remove what a previous run wrote (tables, data, variants, robustness companion,
     report), nothing else."""
@@ -195,8 +203,11 @@ def run(
     resume: bool = False,
     force: bool = False,
     on_chunk: Callable[[int, int], None] | None = None,
+    close: bool = True,
 ) -> RunSummary:
-    """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress."""
+    """Play ``config`` into ``out``. ``on_chunk(games_done, games_total)`` reports progress.
+    ``close``: close the executor at the end; ``False`` when its owner plays more runs through
+    it (warm workers: a demo's run, its variants and its robustness companion)."""
     plan = open_run(config, setup, out, resume=resume, force=force)
     games_done = plan.games_done
     if on_chunk:
@@ -213,7 +224,8 @@ def run(
                 if on_chunk:
                     on_chunk(games_done, config.games)
     finally:
-        executor.close()
+        if close:
+            executor.close()
     plan.finish()
     seconds = time.perf_counter() - t0
     return RunSummary(plan.store.url, config.games, games_run, chunks_run, seconds, True)

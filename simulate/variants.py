@@ -57,14 +57,18 @@ def run_variant(
     executor: Executor,
     games: int | None = None,
     on_chunk=None,
+    close: bool = True,
 ) -> tuple[RunStore, RunSummary | None]:
-    """Play (or finish) the paired variant of a run; returns its store."""
+    """Play (or finish) the paired variant of a run; returns its store. ``close``: as for
+    :func:`simulate.runner.run`."""
     store = open_store(run_dir)
     base = run_config(read_manifest(store))
     config = variant_config(base, assignments, games)
     out = store.child(f"{VARIANTS}/{variant_name(parse_assignments(assignments))}")
     resume = not out.is_empty()
-    summary = run(config, config.setup(), out, executor, resume=resume, on_chunk=on_chunk)
+    summary = run(
+        config, config.setup(), out, executor, resume=resume, on_chunk=on_chunk, close=close
+    )
     return out, summary
 
 
@@ -79,7 +83,8 @@ def ensure_report_variants(
     run_dir: str | Path | RunStore, spec: GameSpec, games: int, executor: Callable[[], Executor]
 ) -> list[RunStore]:
     """Play the paired variants ``spec`` declares for its report where they are missing or
-    unfinished (at most ``games`` games each); return the ones played."""
+    unfinished (at most ``games`` games each) through ``executor()``, called only when one is
+    missing and left open (its owner closes it); return the ones played."""
     store = open_store(run_dir)
     logged = sum(c["stop"] - c["start"] for c in read_manifest(store)["chunks"].values())
     played = []
@@ -90,7 +95,7 @@ def ensure_report_variants(
             continue
         n = min(games, logged)
         print(f"playing the paired variant {', '.join(variant.assignments)} on {n:,} games ...")
-        out, _ = run_variant(store, list(variant.assignments), executor(), n)
+        out, _ = run_variant(store, list(variant.assignments), executor(), n, close=False)
         played.append(out)
     return played
 

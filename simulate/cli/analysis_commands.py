@@ -6,13 +6,18 @@ variants) and ``reports`` (which only reads what it is handed): the one place th
 
 from __future__ import annotations
 
-from typing import Annotated
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
 from simulate.cli.common import report_mapper
+
+if TYPE_CHECKING:
+    from simulate.executors import Executor
 
 ROBUSTNESS_GAMES = 20_000
 """Games of a report's robustness companion by default (at most the run's)."""
@@ -27,15 +32,18 @@ def write_report(
     mapper=None,
     robustness: bool = True,
     robustness_games: int = ROBUSTNESS_GAMES,
+    executor: Callable[[], Executor] | None = None,
 ) -> tuple[str, str]:
     """Write RUN/report.html and RUN/report.md; return where. Plays the game's report
     variants first when ``variants`` and they are missing (at most ``variant_games`` games),
     and with ``robustness`` the run's companion with stronger bots (``simulate.robustness``: at
-    most ``robustness_games`` games) when it is missing or was made for another configuration.
+    most ``robustness_games`` games) when it is missing or was made for another configuration,
+    both through ``executor()`` (a :class:`simulate.backends.WarmPool` its caller keeps for
+    more runs; by default one of ``workers`` for this report, closed after it).
     """
     from reports.build import report as render_report
     from reports.compare import changed_rules
-    from simulate.backends import make_executor
+    from simulate.backends import WarmPool
     from simulate.cli.common import game_report
     from simulate.games import get_game
     from simulate.robustness import ensure_companion
@@ -46,20 +54,99 @@ def write_report(
         raise DinolabError(f"--robustness-games must be at least 1, got {robustness_games}")
     run = Run(run_dir)
     spec = get_game(run.game)
-    if variants and run.complete:
-        ensure_report_variants(run.store, spec, variant_games, lambda: make_executor(workers))
-    checked = None
-    if robustness:
-        found = ensure_companion(
-            run.store, spec, robustness_games, lambda: make_executor(workers), echo
-        )
-        checked = (None if found.store is None else Run(found.store), found.why_not)
+    with WarmPool(workers) as own:
+        pool = own if executor is None else executor
+        if variants and run.complete:
+            ensure_report_variants(run.store, spec, variant_games, pool)
+        checked = None
+        if robustness:
+            found = ensure_companion(run.store, spec, robustness_games, pool, echo)
+            checked = (None if found.store is None else Run(found.store), found.why_not)
     paired = []
     for folder in list_variants(run.store):
         variant = Run(folder)
         paired.append((variant, variant_note(spec, set(changed_rules(run, variant)))))
     html, md = render_report(run, game_report(spec), paired, mapper, precision, checked)
     return run.write_text("report.html", html), run.write_text("report.md", md)
+
+
+@contextlib.contextmanager
+def _mapped(backend: str, scheduler: str | None, workers: int | None) -> Iterator[object]:
+    """The report's mapper (:func:`report_mapper`), closed after the report."""
+    mapper = report_mapper(backend, scheduler, workers)
+    try:
+        yield mapper
+    finally:
+        close = getattr(mapper, "close", None)
+        if close:
+            close()
+
+
+def report_folder(
+    run_dir: str,
+    *,
+    variants: bool = True,
+    variant_games: int = 50_000,
+    precision: float | None = None,
+    robustness: bool = True,
+    robustness_games: int = ROBUSTNESS_GAMES,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    target: str | None = None,
+    echo: Callable[[str], None] = lambda line: None,
+) -> list[str]:
+    """The report of a run folder (:func:`write_report`) or a study folder (a sweep, search or
+    strength curve: ``simulate.cli.study_reports.write_study_report``, ``echo`` getting the
+    points meeting ``target``); returns what ``dinolab report`` prints when it is written:
+    where, and with ``precision`` the games a run needs (:func:`precision_line`)."""
+    from simulate.storage import open_store
+    from simulate.study.folder import RECORD
+
+    if open_store(run_dir).exists(RECORD):
+        from simulate.cli.study_reports import write_study_report
+
+        with _mapped(backend, scheduler, workers) as mapper:
+            html, md = write_study_report(run_dir, target, mapper, echo)
+        return [f"wrote {html} and {md}"]
+    if target is not None:
+        raise DinolabError("--target goes with a sweep folder (this is a run folder)")
+    if precision is not None and not 0 < precision < 1:
+        raise DinolabError(
+            f"--precision must be a half-width in (0, 1), e.g. 0.005, got {precision}"
+        )
+    if robustness_games < 1:
+        raise DinolabError(f"--robustness-games must be at least 1, got {robustness_games}")
+    with _mapped(backend, scheduler, workers) as mapper:
+        html, md = write_report(
+            run_dir,
+            variants,
+            variant_games,
+            workers,
+            precision,
+            mapper,
+            robustness,
+            robustness_games,
+        )
+    lines = [f"wrote {html} and {md}"]
+    return lines if precision is None else [*lines, precision_line(run_dir, precision)]
+
+
+def precision_line(run_dir: str, precision: float) -> str:
+    """How many games the run's widest seat interval needs to reach ``±precision``."""
+    from reports import common
+    from simulate.rundir import Run
+
+    run = Run(run_dir)
+    conv = common.convergence(run)
+    widest = float(conv.filter(conv["games"] == conv["games"].max())["half_width"].max())
+    need = common.games_needed(widest, run.games_logged, precision)
+    more = max(0, need - run.games_logged)
+    return f"widest seat interval ±{widest * 100:.2f} pp with {run.games_logged:,} games; " + (
+        f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
+        if more
+        else f"±{precision * 100:g} pp is already reached"
+    )
 
 
 @app.command()
@@ -141,63 +228,21 @@ def report(
 
       dinolab report /shared/runs/evo-1e9 --backend dask --scheduler tcp://head:8786
     """
-    from simulate.storage import open_store
-    from simulate.study.folder import RECORD
-
-    if open_store(run_dir).exists(RECORD):
-        from simulate.cli.study_reports import write_study_report
-
-        mapper = report_mapper(backend, scheduler, workers)
-        try:
-            html, md = write_study_report(run_dir, target, mapper, echo)
-        finally:
-            close = getattr(mapper, "close", None)
-            if close:
-                close()
-        echo(f"wrote {html} and {md}")
-        return
-    if target is not None:
-        raise DinolabError("--target goes with a sweep folder (this is a run folder)")
-    if precision is not None and not 0 < precision < 1:
-        raise DinolabError(
-            f"--precision must be a half-width in (0, 1), e.g. 0.005, got {precision}"
-        )
-    if robustness_games < 1:
-        raise DinolabError(f"--robustness-games must be at least 1, got {robustness_games}")
-    mapper = report_mapper(backend, scheduler, workers)
-    try:
-        html, md = write_report(
-            run_dir,
-            variants,
-            variant_games,
-            workers,
-            precision,
-            mapper,
-            robustness,
-            robustness_games,
-        )
-    finally:
-        close = getattr(mapper, "close", None)
-        if close:
-            close()
-    echo(f"wrote {html} and {md}")
-    if precision is not None:
-        from reports import common
-        from simulate.rundir import Run
-
-        run = Run(run_dir)
-        conv = common.convergence(run)
-        widest = float(conv.filter(conv["games"] == conv["games"].max())["half_width"].max())
-        need = common.games_needed(widest, run.games_logged, precision)
-        more = max(0, need - run.games_logged)
-        echo(
-            f"widest seat interval ±{widest * 100:.2f} pp with {run.games_logged:,} games; "
-            + (
-                f"±{precision * 100:g} pp needs about {need:,}: play about {more:,} more games"
-                if more
-                else f"±{precision * 100:g} pp is already reached"
-            )
-        )
+    lines = report_folder(
+        run_dir,
+        variants=variants,
+        variant_games=variant_games,
+        precision=precision,
+        robustness=robustness,
+        robustness_games=robustness_games,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        target=target,
+        echo=echo,
+    )
+    for line in lines:
+        echo(line)
 
 
 @app.command()
@@ -314,6 +359,15 @@ def rate(
 
     Example: dinolab rate runs/dkd4-mixed runs/dkd3-mixed runs/dkd5-greedy-vs-cautious
     """
+    rate_runs(run_dirs, out, echo)
+
+
+def rate_runs(
+    run_dirs: list[str], out: str | None = None, echo: Callable[[str], None] = lambda line: None
+) -> object:
+    """Rate every strategy of the runs on one Plackett-Luce scale (``reports.ratings.rate``),
+    ``echo`` the table as ``dinolab rate`` prints it and, with ``out``, write ratings.html and
+    ratings.md there; returns the table."""
     from reports.build import rating_section, render_html, render_markdown
     from reports.ratings import rate as fit
     from simulate.rundir import Run
@@ -339,3 +393,4 @@ def rate(
         store.write_bytes("ratings.html", render_html(runs[0], [section], title).encode())
         store.write_bytes("ratings.md", render_markdown(runs[0], [section], title).encode())
         echo(f"wrote {out}/ratings.html and {out}/ratings.md")
+    return table

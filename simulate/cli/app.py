@@ -58,3 +58,8 @@ app = _App(
 def echo(text: str = "", nl: bool = True) -> None:
     """Print a line of output (stdout)."""
     typer.echo(text, nl=nl)
+
+
+def warn(text: str) -> None:
+    """Print a notice on stderr (a slow start, an interruption)."""
+    typer.echo(text, err=True)

@@ -17,20 +17,18 @@ if TYPE_CHECKING:
 
 def say_if_compiling(game) -> None:
     """On a machine without the game's compiled kernels, say why the start is slow."""
-    from simulate.kit.compiled import is_compiled
+    from simulate.kit.compiled import compiling_notice
 
-    if not is_compiled(game):
-        typer.echo(
-            f"compiling the {game.title} kernels, once per machine (up to a minute; later "
-            "runs start in seconds) ...",
-            err=True,
-        )
+    if notice := compiling_notice(game):
+        typer.echo(notice, err=True)
 
 
 def say_if_fresh(resume: bool, mode: str, out: object) -> None:
     """Say that ``--resume`` found nothing to resume in ``out`` and starts the work instead."""
-    if resume and mode == "new":
-        typer.echo(f"nothing to resume in {out} (empty or missing): starting from the beginning")
+    from simulate.runner import fresh_notice
+
+    if notice := fresh_notice(resume, mode, out):
+        typer.echo(notice)
 
 
 def game_report(game: GameSpec) -> GameReport:
@@ -80,6 +78,7 @@ Rotate = Annotated[
 RulesFile = Annotated[
     Path | None, typer.Option("--rules", help="A TOML file of fixed rule changes.")
 ]
+RuleChanges = Annotated[Path | None, typer.Option("--rules", help="A TOML file of rule changes.")]
 Workers = Annotated[
     int | None,
     typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),

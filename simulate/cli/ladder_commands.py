@@ -1,37 +1,53 @@
-"""``dinolab ladder``: a game's bots on one strength scale against its default heuristic."""
+"""``dinolab ladder``: a game's bots on one strength scale against its default heuristic.
+
+The composition root of the ladder: ``simulate.study.ladder`` plays the rungs, ``reports``
+measures each rung's win share and rates the bots; :func:`ladder_ratings` hands the second the
+first's runs (also the entry point from Python).
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo
+from simulate.cli.app import app, echo, warn
 from simulate.cli.common import Progress, Workers
 
-POSITION_0 = "lineup_share[0]"
-"""The metric of a rung: its bot's win share (lineup position 0) against the field."""
+if TYPE_CHECKING:
+    from simulate.study.ladder import LadderPlan, LadderRequest
 
 
-def rungs(specs: list[str], scale: float) -> list[tuple[str, int]]:
-    """``BOT:GAMES`` specs as (bot, games), the games scaled (at least 1)."""
-    out = []
-    for spec in specs:
-        bot, sep, games = spec.rpartition(":")
-        if not sep or not bot.strip() or not games.strip().isdigit() or int(games) < 1:
-            raise DinolabError(f"--rung {spec!r}: write BOT:GAMES, e.g. tuned:20000")
-        out.append((bot.strip(), max(1, round(int(games) * scale))))
-    if len({b for b, _ in out}) != len(out):
-        raise DinolabError("--rung names a bot twice")
-    return out
+def ladder_ratings(
+    request: LadderRequest,
+    *,
+    workers: int | None = None,
+    progress: bool | None = False,
+    echo: Callable[[str], None] = lambda line: None,
+    warn: Callable[[str], None] = lambda line: None,
+) -> LadderPlan:
+    """Play a ladder (:func:`simulate.study.ladder.ladder`), ``echo`` each rung's win share
+    against the field with its 95% interval, and rate every bot on one scale
+    (:func:`simulate.cli.analysis_commands.rate_runs`: ratings.html and ratings.md beside the
+    rungs); from Python as from ``dinolab ladder``."""
+    from reports.measure import measure_run
+    from reports.metrics import Context, resolve
+    from simulate.cli.analysis_commands import rate_runs
+    from simulate.rundir import Run
+    from simulate.study.ladder import POSITION_0, ladder
 
-
-def folder_name(bot: str) -> str:
-    """A run folder's name for a rung: ``search[rollouts=4]`` -> ``search-rollouts=4``."""
-    return re.sub(r"[^A-Za-z0-9=.]+", "-", bot).strip("-")
+    plan = ladder(request, workers=workers, progress=progress, echo=echo, warn=warn)
+    n = plan.players
+    echo(f"\nwin share against {n - 1} x {plan.field} (95% interval; fair {1 / n:.1%}):")
+    for r in plan.rungs:
+        run = Run(r.out)
+        e = measure_run(run, [resolve(POSITION_0, Context.of(run))])[POSITION_0]
+        echo(f"  {r.bot:30s} {e.value:7.2%} [{e.lo:.2%}, {e.hi:.2%}]")
+    echo("")
+    rate_runs(plan.dirs, plan.base, echo)
+    return plan
 
 
 @app.command()
@@ -76,59 +92,15 @@ def ladder(
 
       dinolab ladder evo --scale 0.1 --rung tuned:20000 --rung "search\\[rollouts=2]:500"
     """
-    from reports.measure import measure_run
-    from reports.metrics import Context, resolve
-    from simulate.cli.analysis_commands import rate
-    from simulate.cli.run_commands import simulate
-    from simulate.games import get_game
-    from simulate.rundir import Run
-    from simulate.storage import open_store
+    from simulate.study.ladder import LadderRequest
 
-    g = get_game(game)
-    if g.strength is None:
-        raise DinolabError(f"{g.name} declares no strength ladder")
-    if not scale > 0:
-        raise DinolabError(f"--scale must be positive, got {scale}")
-    n = g.strength.ladder_players if players is None else players
-    if not g.min_players <= n <= g.max_players:
-        raise DinolabError(
-            f"--players {n}: {g.name} takes {g.min_players} to {g.max_players} players"
-        )
-    chosen = rungs(rung or list(g.strength.ladder), scale)
-    field = g.strength.field
-    lineups = [",".join([bot] + [field] * (n - 1)) for bot, _ in chosen]
-    for text in lineups:  # every bot checked before anything is played
-        g.registry.lineup(text, n)
-    base = out / g.name
-    dirs = []
-    for (bot, games), lineup in zip(chosen, lineups, strict=True):
-        run_dir = base / folder_name(bot)
-        dirs.append(str(run_dir))
-        done = open_store(str(run_dir)).exists("manifest.json") and not force
-        echo(f"{bot}: {games:,} games against {n - 1} x {field}" + (" (kept)" if done else ""))
-        simulate(
-            g.name,
-            games=games,
-            players=n,
-            seed=seed,
-            strategy=lineup,
-            rotate=True,
-            assignments=None,
-            rules_file=None,
-            out=str(run_dir),
-            workers=workers,
-            backend="local",
-            scheduler=None,
-            chunk_size=None,
-            tables="games,players",
-            resume=done,
-            force=force,
-            progress=progress,
-        )
-    echo(f"\nwin share against {n - 1} x {field} (95% interval; fair {1 / n:.1%}):")
-    for (bot, _), run_dir in zip(chosen, dirs, strict=True):
-        run = Run(run_dir)
-        e = measure_run(run, [resolve(POSITION_0, Context.of(run))])[POSITION_0]
-        echo(f"  {bot:30s} {e.value:7.2%} [{e.lo:.2%}, {e.hi:.2%}]")
-    echo()
-    rate(dirs, out=str(base))
+    request = LadderRequest(
+        game=game,
+        out=str(out),
+        rungs=tuple(rung or ()),
+        players=players,
+        seed=seed,
+        scale=scale,
+        force=force,
+    )
+    ladder_ratings(request, workers=workers, progress=progress, echo=echo, warn=warn)

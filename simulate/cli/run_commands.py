@@ -8,17 +8,15 @@ from typing import Annotated
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo
-from simulate.cli.common import say_if_compiling, say_if_fresh
+from simulate.cli.app import app, echo, warn
+from simulate.cli.common import Players, Progress, RuleChanges, Workers
 
 
 @app.command()
 def simulate(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dkd.")],
     games: Annotated[int | None, typer.Option("--games", "-n", help="Games to play.")] = None,
-    players: Annotated[
-        int | None, typer.Option("--players", "-p", help="Players per game.")
-    ] = None,
+    players: Players = None,
     seed: Annotated[
         int | None, typer.Option(help="Root seed: game i is keyed by (seed, i).")
     ] = None,
@@ -42,17 +40,12 @@ def simulate(
         list[str] | None,
         typer.Option("--set", help="Change a rule: --set hand_size=4 (repeatable)."),
     ] = None,
-    rules_file: Annotated[
-        Path | None, typer.Option("--rules", help="A TOML file of rule changes.")
-    ] = None,
+    rules_file: RuleChanges = None,
     out: Annotated[
         str | None,
         typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
-    ] = None,
+    workers: Workers = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -81,10 +74,7 @@ def simulate(
         bool, typer.Option(help="Finish an interrupted run; only missing chunks are played.")
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace an existing run in --out.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal)."),
-    ] = None,
+    progress: Progress = None,
 ) -> None:
     """Play many games and log them to Parquet under --out.
 
@@ -106,74 +96,35 @@ def simulate(
 
       dinolab simulate dkd -n 100000000 --backend dask --scheduler tcp://head:8786 --out /shared/x
     """
-    from simulate.backends import make_executor
-    from simulate.config import RunConfig, build_config
-    from simulate.games import get_game
-    from simulate.manifest import read_manifest, run_config
-    from simulate.progress import progress_bar, rate_text, want_progress
-    from simulate.runner import check_out_dir, run
-    from simulate.storage import open_store
+    from simulate.session import RunRequest
+    from simulate.session import simulate as simulate_run
 
-    g = get_game(game)
-    previous: RunConfig | None = None
-    if resume and out is not None and open_store(out).exists("manifest.json"):
-        previous = run_config(read_manifest(out))
-    if previous is not None and previous.game != g.name:
-        raise DinolabError(f"{out} holds a {previous.game} run, not {g.name}")
-    if previous is not None and assignments is None and rules_file is None:
-        assignments = [f"{k}={_text(v)}" for k, v in previous.params.items()]
-
-    def pick(value, key, default):
-        if value is not None:
-            return value
-        return getattr(previous, key) if previous is not None else default
-
-    n_players = pick(players, "n_players", g.default_players)
-    n_games = pick(games, "games", 10_000)
-    root_seed = pick(seed, "seed", 0)
-    config, setup = build_config(
-        g.name,
-        n_players=n_players,
-        strategies=strategy
-        if strategy is not None
-        else (",".join(previous.strategies) if previous else None),
-        rotate=pick(rotate, "rotate", False),
-        seed=root_seed,
-        games=n_games,
-        chunk_size=pick(chunk_size, "chunk_size", None),
-        assignments=assignments,
+    request = RunRequest(
+        game=game,
+        games=games,
+        players=players,
+        seed=seed,
+        strategy=strategy,
+        rotate=rotate,
+        assignments=None if assignments is None else tuple(assignments),
         rules_file=str(rules_file) if rules_file else None,
-        tables=tables if tables is not None else (previous.tables if previous else None),
+        out=out,
+        chunk_size=chunk_size,
+        tables=tables,
+        resume=resume,
+        force=force,
     )
-    if out is None:
-        out = str(Path("runs") / f"{g.name}-{n_players}p-seed{root_seed}-{n_games}")
-    mode = check_out_dir(out, config, resume=resume, force=force)  # before starting any worker
-    say_if_fresh(resume, mode, out)
-    chunks = -(-config.games // config.chunk_size)
-    executor = make_executor(workers, backend, scheduler, tasks=chunks)
-    say_if_compiling(g)
-    show = want_progress(progress)
-    label = f"{g.name} {n_players}p"
-    with progress_bar(label, show) as update:
-        summary = run(config, setup, out, executor, resume=resume, force=force, on_chunk=update)
-    if summary.chunks_run == 0:
-        echo(f"{out}: all {config.games:,} games were already done")
-        return
-    echo(
-        f"wrote {summary.games_run:,} games to {out} in {summary.seconds:.1f} s "
-        f"({rate_text(summary.games_per_second)}, {executor.workers} worker"
-        f"{'s' if executor.workers != 1 else ''})"
+    done = simulate_run(
+        request,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+        echo=echo,
+        warn=warn,
     )
-    echo(f"data: {setup.describe_data()}")
-    echo(f"next: dinolab report {out}")
-
-
-def _text(value) -> str:
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+    for line in done.lines():
+        echo(line)
 
 
 @app.command()
@@ -338,38 +289,38 @@ def _demo_games(
     progress: bool | None,
     robustness: bool,
 ) -> None:
-    """Play and report each demo in turn (see :func:`demo`)."""
-    from simulate.cli.analysis_commands import ROBUSTNESS_GAMES, report
+    """Play and report each demo in turn (see :func:`demo`): a game's run, its report's
+    variants and its robustness companion through one pool of warm workers."""
+    from simulate.backends import WarmPool
+    from simulate.cli.analysis_commands import ROBUSTNESS_GAMES, write_report
+    from simulate.session import RunRequest
+    from simulate.session import simulate as simulate_run
 
     for g in chosen:
         d = g.demo
         out = out_dir / f"demo-{g.name}"
         n = max(1, round(d.games * scale))
         echo(f"{g.title}: {n:,} games, {d.players} players, {d.strategy}")
-        simulate(
+        request = RunRequest(
             g.name,
             games=n,
             players=d.players,
             seed=7,
             strategy=d.strategy,
             rotate=d.rotate,
-            assignments=None,
-            rules_file=None,
             out=str(out),
-            workers=workers,
-            backend="local",
-            scheduler=None,
-            chunk_size=None,
-            tables=None,
-            resume=False,
             force=out.exists(),
-            progress=progress,
         )
-        report(
-            str(out),
-            variants=True,
-            variant_games=max(1, n // 4),
-            workers=workers,
-            robustness=robustness,
-            robustness_games=d.robust_games or ROBUSTNESS_GAMES,
-        )
+        with WarmPool(workers) as pool:
+            done = simulate_run(request, pool(), progress=progress, echo=echo, warn=warn)
+            for line in done.lines():
+                echo(line)
+            html, md = write_report(
+                str(out),
+                variant_games=max(1, n // 4),
+                workers=workers,
+                robustness=robustness,
+                robustness_games=d.robust_games or ROBUSTNESS_GAMES,
+                executor=pool,
+            )
+        echo(f"wrote {html} and {md}")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo
+from simulate.cli.app import app, echo, warn
 from simulate.cli.common import (
     Backend,
     Players,
@@ -26,6 +27,102 @@ from simulate.cli.common import (
     study_executor,
 )
 from simulate.cli.study_reports import metric_context, parse_target, write_search_report
+
+if TYPE_CHECKING:
+    from simulate.study.search import SearchRequest
+
+
+def search_study(
+    request: SearchRequest,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    progress: bool | None = False,
+    echo: Callable[[str], None] = lambda line: None,
+) -> tuple[str, dict, tuple[str, str]]:
+    """Run a search (a :class:`simulate.study.search.SearchRequest`) and write its report;
+    returns the search folder, the search's summary and where the report's HTML and Markdown
+    are. From Python as from ``dinolab search``."""
+    from reports.metrics import MetricError
+    from reports.targets import Target, TargetJudge
+    from simulate.config import build_config, parse_tables
+    from simulate.games import get_game
+    from simulate.progress import progress_bar, want_progress
+    from simulate.study.search import Searcher, plan_search, run_search
+    from simulate.study.tiers import plan_tiers, refuse_other_lineups
+
+    r = request
+    g = get_game(r.game)
+    fixed = list(r.assignments)
+    common = dict(
+        n_players=r.players,
+        rotate=r.rotate,
+        seed=r.seed,
+        games=1,
+        chunk_size=None,
+        assignments=fixed,
+        rules_file=r.rules_file,
+    )
+
+    def judge_for(setup) -> TargetJudge:
+        try:
+            Target.parse(r.target).require_objective()
+            return TargetJudge(parse_target(r.target, metric_context(setup, None)))
+        except MetricError as exc:
+            raise DinolabError(str(exc)) from None
+
+    tiers = []
+    if r.tiers:
+        refuse_other_lineups(r.strategy, r.rotate)
+        tiers = plan_tiers(g, list(r.tiers), judge_for, **common)
+        base = tiers[0].config, tiers[0].setup
+        judges = [t.measurer for t in tiers]
+    else:
+        base = build_config(g.name, strategies=r.strategy, **common)
+        judges = [judge_for(base[1])]
+    judge = judges[0]
+    tables = parse_tables(g, [x for j in judges for x in j.tables])
+    out = r.out if r.out is not None else str(Path("runs") / f"search-{g.name}-seed{r.seed}")
+    plan = plan_search(
+        base,
+        params=list(r.params),
+        target=r.target,
+        budget=r.budget,
+        block=r.block,
+        blocks=r.blocks,
+        finalists=r.finalists,
+        final_games=r.final_games,
+        assignments=fixed,
+        rules_file=r.rules_file,
+        tables=tables,
+        out=out,
+        resume=r.resume,
+        force=r.force,
+        tiers=tiers,
+    )
+    say_if_fresh(r.resume, plan.mode, out)
+    executor = study_executor(workers, backend, scheduler)
+    s = plan.settings
+    echo(
+        f"{g.title}: search for {judge.bound.target.describe()} over "
+        f"{', '.join(a.describe() for a in plan.axes)}; budget {r.budget:,} games (blocks of "
+        f"{s['block']:,}, {s['blocks']} per trial)"
+    )
+    if tiers:
+        echo(
+            f"tiers: {', '.join(t.name for t in tiers)}; the search plays {tiers[0].name}, the "
+            f"finalists are confirmed at every tier"
+        )
+    say_if_compiling(g)
+    try:
+        with progress_bar(f"search {g.name}", want_progress(progress)) as update:
+            searcher = Searcher(plan, executor, judge, echo, update)
+            summary = run_search(plan, searcher)
+        files = write_search_report(out, report_mapper(backend, scheduler, workers, executor))
+    finally:
+        executor.close()
+    return out, summary, files
 
 
 @app.command()
@@ -127,93 +224,45 @@ def search(
       dinolab search dtb --target first_share=0.5 --param dice=3..8
           --tier heuristic --tier strong
     """
-    from reports.metrics import MetricError
-    from reports.targets import Target, TargetJudge
-    from simulate.config import build_config, parse_tables
-    from simulate.games import get_game
-    from simulate.progress import progress_bar, want_progress
-    from simulate.study.search import Searcher, plan_search, run_search
-    from simulate.study.tiers import plan_tiers, refuse_other_lineups
+    from simulate.study.search import SearchRequest
 
-    g = get_game(game)
-    fixed = list(assignments or [])
-    rules = str(rules_file) if rules_file else None
-    common = dict(
-        n_players=players,
-        rotate=rotate,
-        seed=seed,
-        games=1,
-        chunk_size=None,
-        assignments=fixed,
-        rules_file=rules,
-    )
-
-    def judge_for(setup) -> TargetJudge:
-        try:
-            Target.parse(target).require_objective()
-            return TargetJudge(parse_target(target, metric_context(setup, None)))
-        except MetricError as exc:
-            raise DinolabError(str(exc)) from None
-
-    tiers = []
-    if tier:
-        refuse_other_lineups(strategy, rotate)
-        tiers = plan_tiers(g, tier, judge_for, **common)
-        base = tiers[0].config, tiers[0].setup
-        judges = [t.measurer for t in tiers]
-    else:
-        base = build_config(g.name, strategies=strategy, **common)
-        judges = [judge_for(base[1])]
-    judge = judges[0]
-    tables = parse_tables(g, [x for j in judges for x in j.tables])
-    if out is None:
-        out = str(Path("runs") / f"search-{g.name}-seed{seed}")
-    plan = plan_search(
-        base,
-        params=param,
+    request = SearchRequest(
+        game=game,
         target=target,
+        params=tuple(param),
         budget=budget,
         block=block,
         blocks=blocks,
         finalists=finalists,
         final_games=final_games,
-        assignments=fixed,
-        rules_file=rules,
-        tables=tables,
+        players=players,
+        strategy=strategy,
+        tiers=tuple(tier or ()),
+        rotate=rotate,
+        seed=seed,
+        assignments=tuple(assignments or ()),
+        rules_file=str(rules_file) if rules_file else None,
         out=out,
         resume=resume,
         force=force,
-        tiers=tiers,
     )
-    say_if_fresh(resume, plan.mode, out)
-    executor = study_executor(workers, backend, scheduler)
-    s = plan.settings
-    echo(
-        f"{g.title}: search for {judge.bound.target.describe()} over "
-        f"{', '.join(a.describe() for a in plan.axes)}; budget {budget:,} games (blocks of "
-        f"{s['block']:,}, {s['blocks']} per trial)"
-    )
-    if tiers:
-        echo(
-            f"tiers: {', '.join(t.name for t in tiers)}; the search plays {tiers[0].name}, the "
-            f"finalists are confirmed at every tier"
-        )
-    say_if_compiling(g)
     try:
-        with progress_bar(f"search {g.name}", want_progress(progress)) as update:
-            searcher = Searcher(plan, executor, judge, echo, update)
-            summary = run_search(plan, searcher)
-        html, md = write_search_report(out, report_mapper(backend, scheduler, workers, executor))
+        where, summary, (html, md) = search_study(
+            request,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
+        )
     except KeyboardInterrupt:
-        typer.echo("interrupted; run the same command with --resume to finish", err=True)
+        warn("interrupted; run the same command with --resume to finish")
         raise typer.Exit(130) from None
-    finally:
-        executor.close()
-    rec = json.loads(Path(out, "recommendation.json").read_text())
+    rec = json.loads(Path(where, "recommendation.json").read_text())
     echo(f"search stopped: {summary['stopped']}")
     for line in recommendation_lines(rec):
         echo(line)
-    echo(f"wrote {out}/recommendation.json, {html} and {md}")
+    echo(f"wrote {where}/recommendation.json, {html} and {md}")
 
 
 def recommendation_lines(rec: dict) -> list[str]:

@@ -240,3 +240,35 @@ def write_strength_outputs(where: str, mapper=None) -> tuple[Any, tuple[str, ...
     store.write_bytes("strength.md", md.encode())
     root = str(store.local or store.url).rstrip("/")
     return curve, tuple(f"{root}/{n}" for n in (RESULT, "strength.html", "strength.md"))
+
+
+def write_restrict_report(store, record: dict, mapper=None) -> tuple[str, str, object]:
+    """Analyse a restricted-play study's runs (``restrict.json``'s ``record``); write
+    report.html and report.md into the study folder; returns where, and the table."""
+    from reports import restrict
+    from reports.build import render_html, render_markdown
+    from simulate.games import get_game
+    from simulate.rundir import Run
+
+    game = get_game(record["game"])
+    baseline = Run(store.child(record["baseline"]))
+    runs = [(o["option"], Run(store.child(o["run"]))) for o in record["options"]]
+    for _, r in [("baseline", baseline), *runs]:
+        if not r.complete:
+            raise DinolabError(f"{r.store} is not complete; run the same command again")
+    try:
+        table = restrict.restricted_play(baseline, runs, game_report(game), mapper)
+    except restrict.NotPaired as exc:
+        raise DinolabError(str(exc)) from None
+    options = [o for o, _ in runs]
+    sections = restrict.sections(baseline, table, record["label"], options)
+    title = (
+        f"Restricted play: {baseline.title}, {record['label']}, {record['n_players']} players, "
+        f"{record['games']:,} games per run"
+    )
+    html = render_html(baseline, sections, title)
+    md = render_markdown(baseline, sections, title)
+    store.write_bytes("report.html", html.encode())
+    store.write_bytes("report.md", md.encode())
+    where = str(store.local or store.url).rstrip("/")
+    return f"{where}/report.html", f"{where}/report.md", table

@@ -6,13 +6,14 @@ declares and computes the metrics; this module hands the second to the first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo
+from simulate.cli.app import app, echo, warn
 from simulate.cli.common import (
     Backend,
     Players,
@@ -35,6 +36,102 @@ from simulate.cli.study_reports import (
     tier_metrics,
     write_study_report,
 )
+
+if TYPE_CHECKING:
+    from simulate.study.sweep import SweepRequest
+
+
+def sweep_study(
+    request: SweepRequest,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    progress: bool | None = False,
+    echo: Callable[[str], None] = lambda line: None,
+) -> tuple[str, str, str]:
+    """Play a sweep (a :class:`simulate.study.sweep.SweepRequest`), measure every point and
+    write its report; returns the study folder and where the report's HTML and Markdown are.
+    From Python as from ``dinolab sweep``."""
+    from reports.measure import StudyMeasurer
+    from simulate.config import build_config, parse_tables
+    from simulate.games import get_game
+    from simulate.progress import progress_bar, want_progress
+    from simulate.study.sweep import plan_sweep, run_sweep
+    from simulate.study.tiers import plan_tiers, refuse_other_lineups
+
+    r = request
+    g = get_game(r.game)
+    fixed = list(r.assignments)
+    chosen_tables = parse_tables(g, r.tables)
+    common = dict(
+        n_players=r.players,
+        rotate=r.rotate,
+        seed=r.seed,
+        games=r.games,
+        chunk_size=r.chunk_size,
+        assignments=fixed,
+        rules_file=r.rules_file,
+    )
+    asked = r.metrics
+
+    def measurer_for(setup) -> StudyMeasurer:
+        ctx = metric_context(setup, chosen_tables)
+        refs = choose_metrics(ctx, asked)
+        if not refs:
+            raise DinolabError(
+                "no metric can be measured from these tables; log more with --tables"
+            )
+        if r.target:
+            parse_target(r.target, ctx)  # a bad target is refused before anything is played
+        return StudyMeasurer(refs)
+
+    tiers = []
+    if r.tiers:
+        refuse_other_lineups(r.strategy, r.rotate)
+        if asked is None:
+            asked = tier_metrics(build_config(g.name, strategies=None, **common)[1], chosen_tables)
+        tiers = plan_tiers(g, list(r.tiers), measurer_for, **common)
+        base = tiers[0].config, tiers[0].setup
+        measurers = [t.measurer for t in tiers]
+    else:
+        base = build_config(g.name, strategies=r.strategy, **common)
+        measurers = [measurer_for(base[1])]
+    if chosen_tables is None:
+        chosen_tables = parse_tables(g, [x for m in measurers for x in m.tables])
+    out = r.out if r.out is not None else str(Path("runs") / f"sweep-{g.name}-seed{r.seed}")
+    plan = plan_sweep(
+        base,
+        params=list(r.params),
+        design=r.design,
+        samples=r.samples,
+        assignments=fixed,
+        rules_file=r.rules_file,
+        tables=chosen_tables,
+        metrics=measurers[0].names,
+        out=out,
+        resume=r.resume,
+        force=r.force,
+        tiers=tiers,
+    )
+    say_if_fresh(r.resume, plan.mode, out)
+    executor = study_executor(workers, backend, scheduler)
+    at = f" at {len(tiers)} tiers ({', '.join(t.name for t in tiers)})" if tiers else ""
+    echo(
+        f"{g.title}: sweep of {len(plan.record['points'])} points{at} x {r.games:,} games "
+        f"({', '.join(a.describe() for a in plan.axes)}), seed {r.seed} for every point"
+    )
+    say_if_compiling(g)
+    mapper = report_mapper(backend, scheduler, workers, executor)
+    for m in measurers:
+        m.mapper = mapper
+    try:
+        with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
+            run_sweep(plan, executor, measurers[0], update)
+        html, md = write_study_report(out, r.target, mapper, echo)
+    finally:
+        executor.close()
+    return out, html, md
 
 
 @app.command()
@@ -131,86 +228,39 @@ def sweep(
       dinolab sweep dtb --param dice=4..7 --tier heuristic --tier strong
           --target first_share=0.5 -n 4000
     """
-    from reports.measure import StudyMeasurer
-    from simulate.config import build_config, parse_tables
-    from simulate.games import get_game
-    from simulate.progress import progress_bar, want_progress
-    from simulate.study.sweep import plan_sweep, run_sweep
-    from simulate.study.tiers import plan_tiers, refuse_other_lineups
+    from simulate.study.sweep import SweepRequest
 
-    g = get_game(game)
-    fixed = list(assignments or [])
-    rules = str(rules_file) if rules_file else None
-    chosen_tables = parse_tables(g, tables)
-    common = dict(
-        n_players=players,
-        rotate=rotate,
-        seed=seed,
+    request = SweepRequest(
+        game=game,
+        params=tuple(param),
         games=games,
-        chunk_size=chunk_size,
-        assignments=fixed,
-        rules_file=rules,
-    )
-    asked = metrics
-
-    def measurer_for(setup) -> StudyMeasurer:
-        ctx = metric_context(setup, chosen_tables)
-        refs = choose_metrics(ctx, asked)
-        if not refs:
-            raise DinolabError(
-                "no metric can be measured from these tables; log more with --tables"
-            )
-        if target:
-            parse_target(target, ctx)  # a bad target is refused before anything is played
-        return StudyMeasurer(refs)
-
-    tiers = []
-    if tier:
-        refuse_other_lineups(strategy, rotate)
-        if asked is None:
-            asked = tier_metrics(build_config(g.name, strategies=None, **common)[1], chosen_tables)
-        tiers = plan_tiers(g, tier, measurer_for, **common)
-        base = tiers[0].config, tiers[0].setup
-        measurers = [t.measurer for t in tiers]
-    else:
-        base = build_config(g.name, strategies=strategy, **common)
-        measurers = [measurer_for(base[1])]
-    if chosen_tables is None:
-        chosen_tables = parse_tables(g, [x for m in measurers for x in m.tables])
-    if out is None:
-        out = str(Path("runs") / f"sweep-{g.name}-seed{seed}")
-    plan = plan_sweep(
-        base,
-        params=param,
         design=design,
         samples=samples,
-        assignments=fixed,
-        rules_file=rules,
-        tables=chosen_tables,
-        metrics=measurers[0].names,
+        metrics=metrics,
+        players=players,
+        strategy=strategy,
+        tiers=tuple(tier or ()),
+        rotate=rotate,
+        seed=seed,
+        assignments=tuple(assignments or ()),
+        rules_file=str(rules_file) if rules_file else None,
+        tables=tables,
         out=out,
+        chunk_size=chunk_size,
+        target=target,
         resume=resume,
         force=force,
-        tiers=tiers,
     )
-    say_if_fresh(resume, plan.mode, out)
-    executor = study_executor(workers, backend, scheduler)
-    at = f" at {len(tiers)} tiers ({', '.join(t.name for t in tiers)})" if tiers else ""
-    echo(
-        f"{g.title}: sweep of {len(plan.record['points'])} points{at} x {games:,} games "
-        f"({', '.join(a.describe() for a in plan.axes)}), seed {seed} for every point"
-    )
-    say_if_compiling(g)
-    mapper = report_mapper(backend, scheduler, workers, executor)
-    for m in measurers:
-        m.mapper = mapper
     try:
-        with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
-            run_sweep(plan, executor, measurers[0], update)
-        html, md = write_study_report(out, target, mapper, echo)
+        where, html, md = sweep_study(
+            request,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
+        )
     except KeyboardInterrupt:
-        typer.echo("interrupted; run the same command with --resume to finish", err=True)
+        warn("interrupted; run the same command with --resume to finish")
         raise typer.Exit(130) from None
-    finally:
-        executor.close()
-    echo(f"wrote {out}/results.csv, {html} and {md}")
+    echo(f"wrote {where}/results.csv, {html} and {md}")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo
+from simulate.cli.app import app, echo, warn
 from simulate.cli.common import (
     Backend,
     Players,
@@ -21,6 +22,96 @@ from simulate.cli.common import (
     study_executor,
 )
 from simulate.cli.study_reports import metric_context, parse_target, write_search_report
+
+if TYPE_CHECKING:
+    from simulate.study.tune import TuneRequest
+
+
+def tune_bot(
+    request: TuneRequest,
+    *,
+    workers: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    progress: bool | None = False,
+    echo: Callable[[str], None] = lambda line: None,
+) -> tuple[dict, str]:
+    """Tune a bot (a :class:`simulate.study.tune.TuneRequest`), write its parameter file and
+    the search's report; returns the file's contents and where the report's HTML is. From
+    Python as from ``dinolab tune``."""
+    from reports.metrics import MetricError
+    from reports.targets import TargetJudge
+    from simulate.config import parse_tables
+    from simulate.games import get_game
+    from simulate.progress import progress_bar, want_progress
+    from simulate.study.search import Searcher, run_search
+    from simulate.study.tune import TARGET, plan_tune, write_params
+
+    r = request
+    g = get_game(r.game)
+    field = r.field(g)
+
+    def judge_for(setup) -> TargetJudge:
+        try:
+            return TargetJudge(parse_target(TARGET, metric_context(setup, None)))
+        except MetricError as exc:
+            raise DinolabError(str(exc)) from None
+
+    plan = plan_tune(
+        g.name,
+        strategy=r.strategy,
+        against=field,
+        players=r.players,
+        params=list(r.params),
+        budget=r.budget,
+        block=r.block,
+        seed=r.seed,
+        assignments=list(r.assignments),
+        rules_file=r.rules_file,
+        tables=parse_tables(g, "games"),
+        out=r.out,
+        resume=r.resume,
+        force=r.force,
+        judge_for=judge_for,
+        tiers=r.tiers,
+    )
+    judge = plan.tiers[0].measurer if plan.tiers else judge_for(plan.setup)
+    executor = study_executor(workers, backend, scheduler)
+    s = plan.settings
+    echo(
+        f"{g.title}: tuning {r.strategy} ({', '.join(a.describe() for a in plan.axes)}) "
+        f"against {', '.join(s['field'])}, {s['players']} players, seats rotated; budget "
+        f"{r.budget:,} games (blocks of {s['block']:,})"
+        + (f"; confirmed against {', '.join(t.name for t in plan.tiers)}" if plan.tiers else "")
+    )
+    say_if_compiling(g)
+    try:
+        with progress_bar(f"tune {g.name}", want_progress(progress)) as update:
+            run_search(plan, Searcher(plan, executor, judge, echo, update))
+        html, _ = write_search_report(
+            str(plan.store.local), report_mapper(backend, scheduler, workers, executor)
+        )
+    finally:
+        executor.close()
+    command = shlex.join(r.command(g, s["players"], field))
+    return write_params(plan, r.out, command), html
+
+
+def tuned_lines(request: TuneRequest, body: dict, html: str) -> list[str]:
+    """What ``dinolab tune`` prints of the parameter file it wrote (``body``)."""
+    name, out = request.strategy, request.out
+    lines = [f"{name} tuned: " + ", ".join(f"{k}={v:g}" for k, v in body["params"].items())]
+    fields = [(t["tier"], t) for t in body["tiers"]] if "tiers" in body else None
+    for against_text, st in fields or [(", ".join(body["field"]), body["strength"])]:
+        w, d = st["win_share"], st["change_from_defaults"]
+        lines.append(
+            f"  win share {w['value']:.2%} [{w['ci'][0]:.2%}, {w['ci'][1]:.2%}] against "
+            f"{against_text} (fair {st['fair_share']:.2%}); change from the defaults "
+            f"{d['value'] * 100:+.2f} pp [{d['ci'][0] * 100:+.2f}, {d['ci'][1] * 100:+.2f}] on "
+            f"{st['measured_on']:,} fresh games"
+        )
+    lines.append(f'wrote {out} (play it: --strategy "{name}[params={out}]") and {html}')
+    return lines
 
 
 @app.command()
@@ -107,82 +198,35 @@ def tune(
 
       dinolab tune dkd -s cautious --tier greedy --tier strong --param aim=0.5..1
     """
-    from reports.metrics import MetricError
-    from reports.targets import TargetJudge
-    from simulate.config import parse_tables
-    from simulate.games import get_game
-    from simulate.progress import progress_bar, want_progress
-    from simulate.study.search import Searcher, run_search
-    from simulate.study.tune import TARGET, plan_tune, write_params
+    from simulate.study.tune import TuneRequest
 
-    g = get_game(game)
-    field = against or ("" if tier else g.default_strategy)
-
-    def judge_for(setup) -> TargetJudge:
-        try:
-            return TargetJudge(parse_target(TARGET, metric_context(setup, None)))
-        except MetricError as exc:
-            raise DinolabError(str(exc)) from None
-
-    plan = plan_tune(
-        g.name,
+    request = TuneRequest(
+        game=game,
         strategy=strategy,
-        against=field,
-        players=players,
-        params=param or [],
+        against=against,
+        tiers=tuple(tier or ()),
         budget=budget,
-        block=block,
-        seed=seed,
-        assignments=list(assignments or []),
-        rules_file=str(rules_file) if rules_file else None,
-        tables=parse_tables(g, "games"),
         out=out,
+        params=tuple(param or ()),
+        players=players,
+        seed=seed,
+        block=block,
+        assignments=tuple(assignments or ()),
+        rules_file=str(rules_file) if rules_file else None,
         resume=resume,
         force=force,
-        judge_for=judge_for,
-        tiers=tier or (),
     )
-    judge = plan.tiers[0].measurer if plan.tiers else judge_for(plan.setup)
-    executor = study_executor(workers, backend, scheduler)
-    s = plan.settings
-    echo(
-        f"{g.title}: tuning {strategy} ({', '.join(a.describe() for a in plan.axes)}) against "
-        f"{', '.join(s['field'])}, {s['players']} players, seats rotated; budget {budget:,} "
-        f"games (blocks of {s['block']:,})"
-        + (f"; confirmed against {', '.join(t.name for t in plan.tiers)}" if plan.tiers else "")
-    )
-    say_if_compiling(g)
     try:
-        with progress_bar(f"tune {g.name}", want_progress(progress)) as update:
-            run_search(plan, Searcher(plan, executor, judge, echo, update))
-        html, _ = write_search_report(
-            str(plan.store.local), report_mapper(backend, scheduler, workers, executor)
+        body, html = tune_bot(
+            request,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
         )
     except KeyboardInterrupt:
-        typer.echo("interrupted; run the same command with --resume to finish", err=True)
+        warn("interrupted; run the same command with --resume to finish")
         raise typer.Exit(130) from None
-    finally:
-        executor.close()
-    command = [
-        *("dinolab", "tune", g.name, "--strategy", strategy),
-        *(x for t in tier or [] for x in ("--tier", t)),
-        *(["--against", field] if field else []),
-        *("--players", str(s["players"]), "--budget", str(budget), "--seed", str(seed)),
-        *(["--block", str(block)] if block else []),
-        *(x for p in param or [] for x in ("--param", p)),
-        *(x for a in assignments or [] for x in ("--set", a)),
-        *(["--rules", str(rules_file)] if rules_file else []),
-        *("--out", out),
-    ]
-    body = write_params(plan, out, shlex.join(command))
-    echo(f"{strategy} tuned: " + ", ".join(f"{k}={v:g}" for k, v in body["params"].items()))
-    fields = [(t["tier"], t) for t in body["tiers"]] if "tiers" in body else None
-    for against_text, st in fields or [(", ".join(s["field"]), body["strength"])]:
-        w, d = st["win_share"], st["change_from_defaults"]
-        echo(
-            f"  win share {w['value']:.2%} [{w['ci'][0]:.2%}, {w['ci'][1]:.2%}] against "
-            f"{against_text} (fair {st['fair_share']:.2%}); change from the defaults "
-            f"{d['value'] * 100:+.2f} pp [{d['ci'][0] * 100:+.2f}, {d['ci'][1] * 100:+.2f}] on "
-            f"{st['measured_on']:,} fresh games"
-        )
-    echo(f'wrote {out} (play it: --strategy "{strategy}[params={out}]") and {html}')
+    for line in tuned_lines(request, body, html):
+        echo(line)

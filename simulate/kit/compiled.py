@@ -33,3 +33,14 @@ def mark_compiled(game: GameSpec) -> None:
     path = stamp(game)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
+
+
+def compiling_notice(game: GameSpec) -> str | None:
+    """On a machine without ``game``'s compiled kernels, the line that says why the start is
+    slow (``None`` where they are compiled)."""
+    if is_compiled(game):
+        return None
+    return (
+        f"compiling the {game.title} kernels, once per machine (up to a minute; later runs "
+        "start in seconds) ..."
+    )

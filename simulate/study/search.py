@@ -83,6 +83,36 @@ SUMMARY = "search.json"
 RECOMMENDATION = "recommendation.json"
 
 
+@dataclasses.dataclass(frozen=True)
+class SearchRequest:
+    """What ``dinolab search`` asks for (the same arguments from Python)."""
+
+    game: str
+    target: str
+    """Terms joined by commas: ``M``, ``M=V``, ``M<V``, ``M>V`` (``M=V~S``: the scale)."""
+    params: tuple[str, ...]
+    """Knobs and their ranges: ``KEY=LO..HI``, ``KEY=LO..HI:STEPS`` or ``KEY=V1,V2``."""
+    budget: int = 400_000
+    block: int | None = None
+    """Games per seed block (default: the budget / 80)."""
+    blocks: int = 4
+    finalists: int = 2
+    final_games: int | None = None
+    players: int | None = None
+    strategy: str | None = None
+    tiers: tuple[str, ...] = ()
+    """Strength tiers, cheapest first: the search plays the first, the finalists are
+    confirmed at every one (not with strategy)."""
+    rotate: bool = False
+    seed: int = 0
+    assignments: tuple[str, ...] = ()
+    rules_file: str | None = None
+    out: str | None = None
+    """The search folder (default ``runs/search-<game>-seed<seed>``)."""
+    resume: bool = False
+    force: bool = False
+
+
 class Judge(Protocol):
     """How configurations are measured against the target (``reports.targets``)."""
 

@@ -45,6 +45,40 @@ METRICS = folder.METRICS
 RESULTS = "results.csv"
 
 
+@dataclasses.dataclass(frozen=True)
+class SweepRequest:
+    """What ``dinolab sweep`` asks for (the same arguments from Python)."""
+
+    game: str
+    params: tuple[str, ...]
+    """Knobs and their values: ``KEY=V1,V2``, ``KEY=LO..HI`` or ``KEY=LO..HI:STEPS``."""
+    games: int = 10_000
+    """Games per point."""
+    design: str = "grid"
+    """``grid`` (every combination) or ``lhs`` (a Latin hypercube of ``samples`` points)."""
+    samples: int | None = None
+    metrics: str | None = None
+    """Metrics separated by commas (default: every metric the tables allow)."""
+    players: int | None = None
+    strategy: str | None = None
+    tiers: tuple[str, ...] = ()
+    """Strength tiers, cheapest first: every point is played at each (not with strategy)."""
+    rotate: bool = False
+    seed: int = 0
+    assignments: tuple[str, ...] = ()
+    """Fixed rule changes (``key=value``) for every point."""
+    rules_file: str | None = None
+    tables: str | None = None
+    """Tables each point logs (default: what the metrics read)."""
+    out: str | None = None
+    """The study folder (default ``runs/sweep-<game>-seed<seed>``)."""
+    chunk_size: int | None = None
+    target: str | None = None
+    """Also list the points meeting this target in the report."""
+    resume: bool = False
+    force: bool = False
+
+
 class Measurer(Protocol):
     """What a study asks of its metrics (implemented in ``reports``)."""
 

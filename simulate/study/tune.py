@@ -19,6 +19,7 @@ share against each.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
@@ -35,6 +36,51 @@ from strategies.core.registry import StrategyError, split_lineup
 
 TARGET = "lineup_share[0]=1"
 """The tuned bot's win share, as near 1 as it gets: distance = (1 - share) / 0.01."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TuneRequest:
+    """What ``dinolab tune`` asks for (the same arguments from Python)."""
+
+    game: str
+    strategy: str
+    """The bot whose declared parameters are tuned."""
+    against: str = ""
+    """The field: one bot for every other seat, or one per other seat (default: the game's
+    default bot; none with tiers)."""
+    tiers: tuple[str, ...] = ()
+    """Fields at strength tiers, cheapest first (not with ``against``)."""
+    budget: int = 200_000
+    out: str = "tuned.json"
+    """The parameter file to write; its working folder is ``FILE.tune/``."""
+    params: tuple[str, ...] = ()
+    """Tune only these parameters, or over a narrower range (default: every one)."""
+    players: int | None = None
+    seed: int = 0
+    block: int | None = None
+    assignments: tuple[str, ...] = ()
+    rules_file: str | None = None
+    resume: bool = False
+    force: bool = False
+
+    def field(self, game) -> str:
+        """The field played against: ``against``, else the game's default bot (none with
+        tiers)."""
+        return self.against or ("" if self.tiers else game.default_strategy)
+
+    def command(self, game, players: int, field: str) -> list[str]:
+        """The ``dinolab tune`` command line that replays this tuning (recorded in FILE)."""
+        return [
+            *("dinolab", "tune", game.name, "--strategy", self.strategy),
+            *(x for t in self.tiers for x in ("--tier", t)),
+            *(["--against", field] if field else []),
+            *("--players", str(players), "--budget", str(self.budget), "--seed", str(self.seed)),
+            *(["--block", str(self.block)] if self.block else []),
+            *(x for p in self.params for x in ("--param", p)),
+            *(x for a in self.assignments for x in ("--set", a)),
+            *(["--rules", self.rules_file] if self.rules_file else []),
+            *("--out", self.out),
+        ]
 
 
 def study_folder(out: str) -> str:
