@@ -72,9 +72,9 @@ def test_forbidden_options_are_taken_only_when_nothing_else_is_legal(bot):
     games = 2 if bot.startswith("search") else 12
     for g in range(games):
         game = GAME.check(s, 5, g, forbid=forbid)
-        for _rnd, seat, gene, *_ in game.bids:
-            bought[seat, gene] += 1
-        assert not any(seat == 0 and card in (1, 2, 13) for _, seat, card, _ in game.cards)
+        for b in game.bids:
+            bought[b.seat, b.gene] += 1
+        assert not any(c.seat == 0 and c.card in (1, 2, 13) for c in game.cards)
     assert bought[1:, GENES.index("fur")].sum() > 0  # others buy what position 0 may not
 
 

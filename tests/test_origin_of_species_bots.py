@@ -171,14 +171,14 @@ def test_forbidden_options_are_honoured():
         lineup = REGISTRY.lineup(f"{spec},heuristic,heuristic", 3)
         for g in range(3):
             game = checked(3, lineup, 41, g, forbid=forbid)
-            mine = [e for e in game.trait_events if e[1] == 0]
-            assert all(e[2] not in (CARNIVORE, FAT_TISSUE, PARASITE) for e in mine), spec
-            theirs = [e for e in game.trait_events if e[1] != 0]
-            assert any(e[2] == CARNIVORE for e in theirs)
+            mine = [e for e in game.trait_events if e.seat == 0]
+            assert all(e.trait not in (CARNIVORE, FAT_TISSUE, PARASITE) for e in mine), spec
+            theirs = [e for e in game.trait_events if e.seat != 0]
+            assert any(e.trait == CARNIVORE for e in theirs)
     lineup = REGISTRY.lineup("random,random", 2)
     game = checked(2, lineup, 42, 0, forbid={0: ("animal",)})
-    assert not any(e[1] == 0 for e in game.animal_events), "no animals when forbidden"
-    assert any(e[1] == 1 for e in game.animal_events)
+    assert not any(e.seat == 0 for e in game.animal_events), "no animals when forbidden"
+    assert any(e.seat == 1 for e in game.animal_events)
 
 
 def test_heuristic_plays_and_uses_every_trait():

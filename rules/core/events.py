@@ -129,11 +129,15 @@ class Events:
         self._kind = {e.name: k for k, e in enumerate(self.events, 1)}
         self._layouts = {}
         self._records = {}
+        self._stamped = {}
         for e in self.events:
             names = [f.name for f in e.fields]
             layout = collections.namedtuple(f"{_camel(e.name)}Columns", ["kind", *names])
             self._layouts[e.name] = layout(self._kind[e.name], *range(1, 1 + len(names)))
             self._records[e.name] = collections.namedtuple(_camel(e.name), ["kind", *names])
+            if not stamp_round:
+                record = collections.namedtuple(_camel(e.name), ["kind", "round", *names])
+                self._stamped[e.name] = record
 
     def event(self, name: str) -> Event:
         """The declaration of event ``name``."""
@@ -194,15 +198,21 @@ class Events:
         )
         return compile_generated(source, fn, {})
 
-    def read(self, row: Sequence[int]) -> Any:
+    def read(self, row: Sequence[int], round: int | None = None) -> Any:
         """One record as a named tuple of its event: ``kind`` (the event's name), then its
-        fields by name, as Python ints."""
+        fields by name, as Python ints. ``round`` (for a declaration without
+        ``stamp_round``, whose records do not hold it) is kept after ``kind`` as the
+        record's ``round``, so a reader that knows when it was emitted reads it by name too."""
         k = int(row[0])
         if not 1 <= k <= len(self.events):
             raise ValueError(f"no event of kind {k}")
         event = self.events[k - 1]
         values = (int(row[col]) for col in range(1, 1 + len(event.fields)))
-        return self._records[event.name](event.name, *values)
+        if round is None:
+            return self._records[event.name](event.name, *values)
+        if self.stamp_round:
+            raise ValueError("these records hold their round: read them without one")
+        return self._stamped[event.name](event.name, int(round), *values)
 
     def pending(self, st: Any) -> list[Any]:
         """The records an engine call left in state ``st`` (:meth:`read` of each)."""

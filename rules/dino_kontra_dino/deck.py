@@ -22,17 +22,16 @@ CSV format, one row per card (``id`` counts from 1 within each kind, without gap
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import hashlib
-import io
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from rules.core import datafile
+from rules.core.datafile import CsvFile, open_data, write_csv
 from rules.core.edits import entry_int, norm_name, unknown_entry
-from rules.core.errors import DataFileError, RuleError
+from rules.core.errors import RuleError
 from rules.core.params import ParamInfo, split_entry
 
 TRAITS = ("predation", "size", "speed", "adaptability")
@@ -179,82 +178,61 @@ def _once(seen: dict, entry: tuple, key: str, value: int) -> None:
 
 def load_deck(spec: str) -> Deck:
     """Load a built-in deck by name (``provisional``, ``yardstick``) or a CSV file by path."""
-    if spec in BUILTIN:
-        path, label = BUILTIN[spec], spec
-    else:
-        path, label = Path(spec), Path(spec).name
-        if not path.is_file():
-            names = ", ".join(BUILTIN)
-            raise DataFileError(f"deck '{spec}' is neither a built-in deck ({names}) nor a file")
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"deck {path}: cannot read as UTF-8 text ({exc})") from None
-    return parse_deck(text, label=label, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
+    f = open_data("deck", spec, BUILTIN, noun="deck")
+    return parse_deck(f.text, label=f.label, path=str(f.path), sha256=datafile.sha256(f.raw))
 
 
 def parse_deck(text: str, *, label: str, path: str = "", sha256: str = "") -> Deck:
     """Parse and validate deck CSV text. Raises :class:`DataFileError` naming the problem."""
-    where = path or label
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in COLUMNS if c not in header and c != "source"]
-    if missing:
-        raise DataFileError(f"deck {where}: missing column(s) {', '.join(missing)}")
-    reader.fieldnames = header
+    f = CsvFile(text, f"deck {path or label}", required=[c for c in COLUMNS if c != "source"])
     dinos: dict[int, tuple[str, tuple[int, ...], str]] = {}
     events: dict[int, tuple[str, tuple[int, int], str]] = {}
-    for line, row in enumerate(reader, start=2):
-        kind = (row.get("kind") or "").strip().lower()
-        name = (row.get("name") or "").strip()
-        source = (row.get("source") or "").strip()
+    for row in f.rows():
+        kind = row["kind"].lower()
+        name = row["name"]
+        source = row["source"]
         try:
-            cid = int((row.get("id") or "").strip())
+            cid = int(row["id"])
         except ValueError:
-            raise DataFileError(f"deck {where} line {line}: id must be an integer") from None
+            raise row.error("id must be an integer") from None
         if not name:
-            raise DataFileError(f"deck {where} line {line}: empty name")
+            raise row.error("empty name")
         if kind == "dino":
             traits = []
             for t in TRAITS:
-                cell = (row.get(t) or "").strip()
+                cell = row[t]
                 if not cell.isdigit() or not 1 <= int(cell) <= 5:
-                    raise DataFileError(
-                        f"deck {where} line {line}: {name} {t} must be 1-5, got {cell!r}"
-                    )
+                    raise row.error(f"{name} {t} must be 1-5, got {cell!r}")
                 traits.append(int(cell))
             table: dict = dinos
             value: tuple = (name, tuple(traits), source)
         elif kind == "event":
-            needs = [n.strip().lower() for n in (row.get("needs") or "").split("+") if n.strip()]
+            needs = [n.strip().lower() for n in row["needs"].split("+") if n.strip()]
             if not 1 <= len(needs) <= 2 or any(n not in TRAITS for n in needs):
-                raise DataFileError(
-                    f"deck {where} line {line}: {name} needs must be one or two of "
-                    f"{'/'.join(TRAITS)} joined by '+', got {row.get('needs')!r}"
+                raise row.error(
+                    f"{name} needs must be one or two of {'/'.join(TRAITS)} joined by '+', "
+                    f"got {row.raw.get('needs')!r}"
                 )
             if len(needs) == 2 and needs[0] == needs[1]:
-                raise DataFileError(f"deck {where} line {line}: {name} names a trait twice")
+                raise row.error(f"{name} names a trait twice")
             codes = [TRAITS.index(n) for n in needs] + [NO_TRAIT]
             table, value = events, (name, (codes[0], codes[1]), source)
         else:
-            raise DataFileError(
-                f"deck {where} line {line}: kind must be 'dino' or 'event', got {kind!r}"
-            )
+            raise row.error(f"kind must be 'dino' or 'event', got {kind!r}")
         if cid in table:
-            raise DataFileError(f"deck {where} line {line}: duplicate {kind} id {cid}")
+            raise row.error(f"duplicate {kind} id {cid}")
         table[cid] = value
     for kind, table in (("dino", dinos), ("event", events)):
         if not table:
-            raise DataFileError(f"deck {where}: no {kind} cards")
+            raise f.error(f"no {kind} cards")
         if sorted(table) != list(range(1, len(table) + 1)):
-            raise DataFileError(f"deck {where}: {kind} ids must run 1..{len(table)} without gaps")
+            raise f.error(f"{kind} ids must run 1..{len(table)} without gaps")
     d = [dinos[i] for i in range(1, len(dinos) + 1)]
     e = [events[i] for i in range(1, len(events) + 1)]
     return Deck(
         label=label,
         path=path,
-        sha256=sha256 or hashlib.sha256(text.encode()).hexdigest(),
+        sha256=sha256 or datafile.sha256(text),
         dino_names=tuple(x[0] for x in d),
         dino_traits=np.array([x[1] for x in d], dtype=np.int8),
         dino_sources=tuple(x[2] for x in d),
@@ -266,13 +244,12 @@ def parse_deck(text: str, *, label: str, path: str = "", sha256: str = "") -> De
 
 def deck_csv(deck: Deck) -> str:
     """The deck as CSV text in the loader's format (used to store it beside a run's logs)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for i, name in enumerate(deck.dino_names):
-        w.writerow(["dino", i + 1, name, *deck.dino_traits[i].tolist(), "", deck.dino_sources[i]])
-    for i, name in enumerate(deck.event_names):
-        w.writerow(
-            ["event", i + 1, name, "", "", "", "", deck.needs_text(i), deck.event_sources[i]]
-        )
-    return buf.getvalue()
+    rows = [
+        ["dino", i + 1, name, *deck.dino_traits[i].tolist(), "", deck.dino_sources[i]]
+        for i, name in enumerate(deck.dino_names)
+    ]
+    rows += [
+        ["event", i + 1, name, "", "", "", "", deck.needs_text(i), deck.event_sources[i]]
+        for i, name in enumerate(deck.event_names)
+    ]
+    return write_csv(COLUMNS, rows)

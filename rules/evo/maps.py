@@ -17,15 +17,14 @@ be empty. The map must be connected and have one start region per player.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import hashlib
-import io
 from collections import deque
 from pathlib import Path
 
 import numpy as np
 
+from rules.core import datafile
+from rules.core.datafile import CsvFile, Row, open_data, write_csv
 from rules.core.errors import DataFileError, RuleError
 from rules.evo.constants import MAX_DEGREE, MAX_REGIONS, TERRAINS
 
@@ -108,103 +107,84 @@ def load_map(spec: str, n_players: int) -> EvoMap:
     """A built-in map by name (``provisional``, ``provisional-4-mm`` ...) or a CSV file by path,
     checked to have one start region per player."""
     spec = map_spec_for(spec, n_players)
-    if spec in BUILTIN:
-        path, label = BUILTIN[spec], spec
-    else:
-        path, label = Path(spec), Path(spec).name
-        if not path.is_file():
-            names = ", ".join(["provisional", *BUILTIN])
-            raise DataFileError(f"map '{spec}' is neither a built-in map ({names}) nor a file")
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"map {path}: cannot read as UTF-8 text ({exc})") from None
-    m = parse_map(text, label=label, path=str(path), sha256=hashlib.sha256(raw).hexdigest())
+    names = ["provisional", *BUILTIN]
+    f = open_data("map", spec, BUILTIN, noun="map", names=names)
+    m = parse_map(f.text, label=f.label, path=str(f.path), sha256=datafile.sha256(f.raw))
     if m.n_starts != n_players:
         raise RuleError(
-            f"map {label} has {m.n_starts} start regions; {n_players} players need "
+            f"map {f.label} has {m.n_starts} start regions; {n_players} players need "
             f"{n_players} (the seed: one white star per player)"
         )
     return m
 
 
-def _flag(cell: str | None, where: str, line: int, column: str) -> bool:
-    value = (cell or "").strip().lower()
+def _flag(row: Row, column: str) -> bool:
+    value = row[column].lower()
     if value in ("1", "yes", "true", "y"):
         return True
     if value in ("0", "no", "false", "n", ""):
         return False
-    raise DataFileError(f"map {where} line {line}: {column} must be 0 or 1, got {cell!r}")
+    raise row.error(f"{column} must be 0 or 1, got {row.raw.get(column)!r}")
 
 
-def _int_or_none(cell: str | None, where: str, line: int, column: str) -> int | None:
-    value = (cell or "").strip()
+def _int_or_none(row: Row, column: str) -> int | None:
+    value = row[column]
     if not value:
         return None
     try:
         return int(value)
     except ValueError:
-        raise DataFileError(f"map {where} line {line}: {column} must be an integer") from None
+        raise row.error(f"{column} must be an integer") from None
 
 
 def parse_map(text: str, *, label: str, path: str = "", sha256: str = "") -> EvoMap:
     """Parse and validate map CSV text. Raises :class:`DataFileError` naming the problem."""
     where = path or label
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise DataFileError(f"map {where}: missing column(s) {', '.join(missing)}")
-    reader.fieldnames = header
+    f = CsvFile(text, f"map {where}", required=REQUIRED)
     rows: dict[int, tuple] = {}
     lines: dict[int, int] = {}
-    for line, row in enumerate(reader, start=2):
+    for row in f.rows():
         try:
-            rid = int((row.get("region") or "").strip())
+            rid = int(row["region"])
         except ValueError:
-            raise DataFileError(f"map {where} line {line}: region must be an integer") from None
+            raise row.error("region must be an integer") from None
         if rid in rows:
-            raise DataFileError(f"map {where} line {line}: duplicate region {rid}")
-        terrain = (row.get("terrain") or "").strip().lower()
+            raise row.error(f"duplicate region {rid}")
+        terrain = row["terrain"].lower()
         if terrain not in TERRAINS:
-            raise DataFileError(
-                f"map {where} line {line}: terrain must be one of {', '.join(TERRAINS)}, "
-                f"got {row.get('terrain')!r}"
+            raise row.error(
+                f"terrain must be one of {', '.join(TERRAINS)}, got {row.raw.get('terrain')!r}"
             )
-        cells = (row.get("neighbours") or "").replace(";", " ").replace(",", " ").split()
+        cells = row["neighbours"].replace(";", " ").replace(",", " ").split()
         try:
             nbs = tuple(int(c) for c in cells)
         except ValueError:
-            raise DataFileError(
-                f"map {where} line {line}: neighbours must be region numbers separated by "
-                f"spaces, got {row.get('neighbours')!r}"
+            raise row.error(
+                "neighbours must be region numbers separated by spaces, got "
+                f"{row.raw.get('neighbours')!r}"
             ) from None
         if len(set(nbs)) != len(nbs):
-            raise DataFileError(f"map {where} line {line}: region {rid} lists a neighbour twice")
+            raise row.error(f"region {rid} lists a neighbour twice")
         if len(nbs) > MAX_DEGREE:
-            raise DataFileError(
-                f"map {where} line {line}: region {rid} has {len(nbs)} neighbours "
-                f"(at most {MAX_DEGREE})"
-            )
+            raise row.error(f"region {rid} has {len(nbs)} neighbours (at most {MAX_DEGREE})")
         rows[rid] = (
             TERRAINS.index(terrain),
-            _flag(row.get("coast"), where, line, "coast"),
-            _flag(row.get("start"), where, line, "start"),
+            _flag(row, "coast"),
+            _flag(row, "start"),
             nbs,
-            (row.get("half") or "").strip(),
-            _int_or_none(row.get("q"), where, line, "q"),
-            _int_or_none(row.get("r"), where, line, "r"),
-            (row.get("source") or "").strip(),
+            row["half"],
+            _int_or_none(row, "q"),
+            _int_or_none(row, "r"),
+            row["source"],
         )
-        lines[rid] = line
+        lines[rid] = row.line
     n = len(rows)
     if n == 0:
-        raise DataFileError(f"map {where}: no regions")
+        raise f.error("no regions")
     if n > MAX_REGIONS:
-        raise DataFileError(f"map {where}: {n} regions (at most {MAX_REGIONS})")
+        raise f.error(f"{n} regions (at most {MAX_REGIONS})")
     if sorted(rows) != list(range(1, n + 1)):
-        raise DataFileError(f"map {where}: regions must be numbered 1..{n} without gaps")
+        raise f.error(f"regions must be numbered 1..{n} without gaps")
     for rid, values in rows.items():
         for nb in values[3]:
             if nb == rid:
@@ -230,13 +210,13 @@ def parse_map(text: str, *, label: str, path: str = "", sha256: str = "") -> Evo
                 todo.append(b)
     if len(seen) != n:
         lost = min(set(range(n)) - seen) + 1
-        raise DataFileError(f"map {where}: not connected (region {lost} cannot be reached from 1)")
+        raise f.error(f"not connected (region {lost} cannot be reached from 1)")
     if not any(v[2] for v in ordered):
-        raise DataFileError(f"map {where}: no start region (column start)")
+        raise f.error("no start region (column start)")
     return EvoMap(
         label=label,
         path=path,
-        sha256=sha256 or hashlib.sha256(text.encode()).hexdigest(),
+        sha256=sha256 or datafile.sha256(text),
         terrain=np.array([v[0] for v in ordered], dtype=np.int8),
         coast=np.array([v[1] for v in ordered], dtype=np.bool_),
         start=np.array([v[2] for v in ordered], dtype=np.bool_),
@@ -250,21 +230,18 @@ def parse_map(text: str, *, label: str, path: str = "", sha256: str = "") -> Evo
 
 def map_csv(m: EvoMap) -> str:
     """The map as CSV text in the loader's format (stored beside a run's logs)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for i in range(m.n_regions):
-        w.writerow(
-            [
-                i + 1,
-                TERRAINS[m.terrain[i]],
-                int(m.coast[i]),
-                int(m.start[i]),
-                " ".join(str(b + 1) for b in m.neighbours[i]),
-                m.half[i],
-                "" if m.q[i] is None else m.q[i],
-                "" if m.r[i] is None else m.r[i],
-                m.sources[i],
-            ]
-        )
-    return buf.getvalue()
+    rows = [
+        [
+            i + 1,
+            TERRAINS[m.terrain[i]],
+            int(m.coast[i]),
+            int(m.start[i]),
+            " ".join(str(b + 1) for b in m.neighbours[i]),
+            m.half[i],
+            "" if m.q[i] is None else m.q[i],
+            "" if m.r[i] is None else m.r[i],
+            m.sources[i],
+        ]
+        for i in range(m.n_regions)
+    ]
+    return write_csv(COLUMNS, rows)

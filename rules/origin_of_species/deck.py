@@ -24,17 +24,15 @@ A configuration may change a card's copies without a new file: rule ``edits`` ho
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import hashlib
-import io
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from rules.core.datafile import CsvFile, Row, open_data, sha256, write_csv
 from rules.core.edits import entry_int, unknown_entry
-from rules.core.errors import DataFileError, RuleError
+from rules.core.errors import RuleError
 from rules.core.params import ParamInfo, split_entry
 from rules.origin_of_species.constants import (
     MAX_TYPES,
@@ -98,7 +96,7 @@ class Deck:
     @property
     def sha256(self) -> str:
         """Digest of the canonical CSV text (:meth:`to_csv`)."""
-        return hashlib.sha256(self.to_csv().encode()).hexdigest()
+        return sha256(self.to_csv())
 
     def counts(self, trait: int) -> int:
         """Cards of one set that carry ``trait`` (top or bottom)."""
@@ -191,12 +189,10 @@ class Deck:
 
     def to_csv(self) -> str:
         """The deck in the loader's format (round-trips through :func:`parse_deck`)."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
+        rows = []
         for i in range(self.n_types):
             top, bot = self.top[i], self.bottom[i]
-            w.writerow(
+            rows.append(
                 [
                     self.card_ids[i],
                     TRAITS[top],
@@ -210,66 +206,39 @@ class Deck:
                     self.sources[i],
                 ]
             )
-        return buf.getvalue()
+        return write_csv(COLUMNS, rows)
 
 
 def load_deck(spec: str) -> Deck:
     """The built-in deck (``default`` / ``base``) or a deck CSV by path."""
-    if spec in BUILTIN:
-        path, label = BUILTIN[spec], "default"
-    else:
-        path, label = Path(spec), Path(spec).name
-        if not path.is_file():
-            raise DataFileError(
-                f"deck '{spec}' is neither a built-in deck ({', '.join(BUILTIN)}) nor a file"
-            )
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"deck {path}: cannot read as UTF-8 text ({exc})") from None
-    return parse_deck(text, label=label, path=str(path))
+    f = open_data("deck", spec, BUILTIN, noun="deck", aliases={"base": "default"})
+    return parse_deck(f.text, label=f.label, path=str(f.path))
 
 
-def _trait(where: str, line: int, column: str, cell: str) -> int:
-    t = trait_id(cell)
+def _trait(row: Row, column: str) -> int:
+    t = trait_id(row[column])
     if t < 0:
-        raise DataFileError(
-            f"deck {where} line {line}: unknown trait {cell!r} in {column} "
-            f"(known: {', '.join(TRAITS)})"
-        )
+        raise row.error(f"unknown trait {row[column]!r} in {column} (known: {', '.join(TRAITS)})")
     return t
 
 
-def _check_int(where: str, line: int, column: str, cell: str, expected: int, name: str) -> None:
+def _check_int(row: Row, column: str, expected: int, name: str) -> None:
+    cell = row[column]
     if cell == "":
         return
     try:
         value = int(cell)
     except ValueError:
-        raise DataFileError(
-            f"deck {where} line {line}: {column} must be an integer, got {cell!r}"
-        ) from None
+        raise row.error(f"{column} must be an integer, got {cell!r}") from None
     if value != expected:
-        raise DataFileError(
-            f"deck {where} line {line}: {column} of {name} must be {expected} (the rules' extra "
-            f"food), got {value}"
+        raise row.error(
+            f"{column} of {name} must be {expected} (the rules' extra food), got {value}"
         )
 
 
 def parse_deck(text: str, *, label: str, path: str = "") -> Deck:
     """Parse and validate deck CSV text; raises :class:`DataFileError` naming the problem."""
-    where = path or label
-    reader = csv.DictReader(io.StringIO(text))
-    header = [(h or "").strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise DataFileError(f"deck {where}: missing column(s) {', '.join(missing)}")
-    unknown = [h for h in header if h not in COLUMNS]
-    if unknown:
-        raise DataFileError(
-            f"deck {where}: unknown column(s) {', '.join(unknown)} (known: {', '.join(COLUMNS)})"
-        )
-    reader.fieldnames = header
+    f = CsvFile(text, f"deck {path or label}", required=REQUIRED, known=COLUMNS)
     ids: list[str] = []
     tops: list[int] = []
     bots: list[int] = []
@@ -278,84 +247,60 @@ def parse_deck(text: str, *, label: str, path: str = "") -> Deck:
     sk: list[str] = []
     src: list[str] = []
     seen: dict[tuple[int, int], int] = {}
-    for line, row in enumerate(reader, start=2):
-        if None in row:
-            raise DataFileError(f"deck {where} line {line}: more cells than columns")
-        cells = {k: (v or "").strip() for k, v in row.items()}
-        if not any(cells.values()):
+    for row in f.rows():
+        if row.extra:
+            raise row.error("more cells than columns")
+        if row.blank():
             continue
-        cid = cells["card_id"]
+        cid = row["card_id"]
         if not cid:
-            raise DataFileError(f"deck {where} line {line}: empty card_id")
+            raise row.error("empty card_id")
         if cid in ids:
-            raise DataFileError(f"deck {where} line {line}: duplicate card_id {cid!r}")
-        if not cells["trait_top"]:
-            raise DataFileError(f"deck {where} line {line}: empty trait_top")
-        top = _trait(where, line, "trait_top", cells["trait_top"])
-        bot = (
-            _trait(where, line, "trait_bottom", cells["trait_bottom"])
-            if cells["trait_bottom"]
-            else -1
-        )
+            raise row.error(f"duplicate card_id {cid!r}")
+        if not row["trait_top"]:
+            raise row.error("empty trait_top")
+        top = _trait(row, "trait_top")
+        bot = _trait(row, "trait_bottom") if row["trait_bottom"] else -1
         if bot == top:
-            raise DataFileError(
-                f"deck {where} line {line}: trait_top and trait_bottom are both {TRAITS[top]}"
-            )
+            raise row.error(f"trait_top and trait_bottom are both {TRAITS[top]}")
         try:
-            n = int(cells["copies"])
+            n = int(row["copies"])
         except ValueError:
-            raise DataFileError(
-                f"deck {where} line {line}: copies must be an integer 1..{MAX_COPIES}, "
-                f"got {cells['copies']!r}"
+            raise row.error(
+                f"copies must be an integer 1..{MAX_COPIES}, got {row['copies']!r}"
             ) from None
         if not 1 <= n <= MAX_COPIES:
-            raise DataFileError(
-                f"deck {where} line {line}: copies must be 1..{MAX_COPIES}, got {n}"
-            )
-        _check_int(
-            where,
-            line,
-            "top_extra_food",
-            cells.get("top_extra_food", ""),
-            PRINTED_FOOD[top],
-            TRAITS[top],
-        )
-        bfood = cells.get("bottom_extra_food", "")
-        if bot < 0 and bfood:
-            raise DataFileError(
-                f"deck {where} line {line}: bottom_extra_food given for a one-trait card"
-            )
+            raise row.error(f"copies must be 1..{MAX_COPIES}, got {n}")
+        _check_int(row, "top_extra_food", PRINTED_FOOD[top], TRAITS[top])
+        if bot < 0 and row["bottom_extra_food"]:
+            raise row.error("bottom_extra_food given for a one-trait card")
         if bot >= 0:
-            _check_int(where, line, "bottom_extra_food", bfood, PRINTED_FOOD[bot], TRAITS[bot])
-        paired = cells.get("top_is_paired", "").lower()
+            _check_int(row, "bottom_extra_food", PRINTED_FOOD[bot], TRAITS[bot])
+        paired = row["top_is_paired"].lower()
         if paired:
             if paired not in ("yes", "no"):
-                raise DataFileError(
-                    f"deck {where} line {line}: top_is_paired must be yes or no, got {paired!r}"
-                )
+                raise row.error(f"top_is_paired must be yes or no, got {paired!r}")
             if (paired == "yes") != (top in PAIRED):
                 truth = "yes" if top in PAIRED else "no"
-                raise DataFileError(
-                    f"deck {where} line {line}: top_is_paired of {TRAITS[top]} must be {truth}"
-                )
+                raise row.error(f"top_is_paired of {TRAITS[top]} must be {truth}")
         key = (top, bot)
         if key in seen:
-            raise DataFileError(
-                f"deck {where} line {line}: the same card as line {seen[key]} "
+            raise row.error(
+                f"the same card as line {seen[key]} "
                 f"({TRAITS[top]}{' / ' + TRAITS[bot] if bot >= 0 else ''}); add its copies there"
             )
-        seen[key] = line
+        seen[key] = row.line
         ids.append(cid)
         tops.append(top)
         bots.append(bot)
         copies.append(n)
-        ru.append(cells.get("name_ru", ""))
-        sk.append(cells.get("name_sk", ""))
-        src.append(cells.get("source", ""))
+        ru.append(row["name_ru"])
+        sk.append(row["name_sk"])
+        src.append(row["source"])
     if not ids:
-        raise DataFileError(f"deck {where}: no cards")
+        raise f.error("no cards")
     if len(ids) > MAX_TYPES:
-        raise DataFileError(f"deck {where}: {len(ids)} kinds of card, at most {MAX_TYPES}")
+        raise f.error(f"{len(ids)} kinds of card, at most {MAX_TYPES}")
     return Deck(
         label=label,
         path=path,

@@ -36,13 +36,11 @@ rule ``edits`` holds entries ``cards.<dino>.<field>=<value>``
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import hashlib
-import io
 from collections.abc import Mapping
 from pathlib import Path
 
+from rules.core.datafile import CsvFile, open_data, sha256, write_csv
 from rules.core.edits import entry_int, norm_name, unknown_entry
 from rules.core.errors import DataFileError, RuleError
 from rules.core.params import ParamInfo, split_entry
@@ -199,15 +197,13 @@ class CardPool:
 
     def to_csv(self) -> str:
         """The canonical CSV text of this pool (the loader's format; it round-trips)."""
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
         yn = ("no", "yes")
+        rows = []
         for d in self.dinos:
             size = "large" if d.large else "small"
             for k, c in enumerate(d.cards):
                 dice = c.kind == "dice"
-                w.writerow(
+                rows.append(
                     [
                         d.name,
                         d.set,
@@ -228,7 +224,7 @@ class CardPool:
                         c.source,
                     ]
                 )
-        return buf.getvalue()
+        return write_csv(COLUMNS, rows)
 
     def describe(self) -> str:
         """One line for reports: which card file, how many dinos, provisional or not."""
@@ -324,19 +320,8 @@ class CardPool:
 
 def load_cards(spec: str) -> CardPool:
     """Load the built-in pool (``provisional`` / ``default``) or a CSV file by path."""
-    if spec in ("default", "provisional"):
-        path, label = BUILTIN["provisional"], "provisional"
-    else:
-        path, label = Path(spec), Path(spec).name
-        if not path.is_file():
-            raise DataFileError(
-                f"cards '{spec}' is neither the built-in 'provisional' pool nor a file"
-            )
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"cards {path}: cannot read as UTF-8 text ({exc})") from None
-    return parse_cards(text, label=label, path=str(path))
+    f = open_data("cards", spec, BUILTIN, noun="pool", aliases={"default": "provisional"})
+    return parse_cards(f.text, label=f.label, path=str(f.path))
 
 
 def _yes(where: str, value: str, column: str) -> bool:
@@ -387,18 +372,13 @@ def _faces(where: str, value: str) -> int:
 
 def parse_cards(text: str, *, label: str, path: str = "") -> CardPool:
     """Parse and validate card CSV text. Raises :class:`DataFileError` naming the problem."""
-    where0 = f"cards {path or label}"
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    missing = [c for c in COLUMNS if c not in header]
-    if missing:
-        raise DataFileError(f"{where0}: missing column(s) {', '.join(missing)}")
-    reader.fieldnames = header
+    f = CsvFile(text, f"cards {path or label}", required=COLUMNS)
+    where0 = f.where
     versions: dict[tuple[str, str], dict] = {}
     order: list[tuple[str, str]] = []
-    for line, row in enumerate(reader, start=2):
-        where = f"{where0} line {line}"
-        cell = {c: (row.get(c) or "").strip() for c in COLUMNS}
+    for row in f.rows():
+        where, line = row.where, row.line
+        cell = {c: row[c] for c in COLUMNS}
         name = cell["dino"]
         if not name:
             raise DataFileError(f"{where}: column 'dino' is empty")
@@ -478,5 +458,4 @@ def parse_cards(text: str, *, label: str, path: str = "") -> CardPool:
     if len(dinos) > MAX_POOL:
         raise DataFileError(f"{where0}: {len(dinos)} dino versions, at most {MAX_POOL}")
     base = CardPool(label, path, tuple(dinos))
-    canonical = base.to_csv()
-    return dataclasses.replace(base, sha256=hashlib.sha256(canonical.encode()).hexdigest())
+    return dataclasses.replace(base, sha256=sha256(base.to_csv()))

@@ -13,7 +13,8 @@ A game's own rules live in its ``check.py``: a :class:`Referee` whose hooks see 
 every event record, the state after every engine step, every chosen action and the end, and a
 ``Checker`` pairing it with the engine's shape, :class:`Sequential` (one seat decides at a
 time) or :class:`Simultaneous` (every seat plays a hand slot at once, then the round is
-resolved). The game's spec names that checker; the conformance suite compares what it ends
+resolved), made for a sequential engine by :func:`sequential` from its engine module. The
+game's spec names that checker; the conformance suite compares what it ends
 with against the kernel's rows. A broken rule raises :class:`RuleBroken` naming it.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -256,6 +258,31 @@ def restrict(setup: Setup, forbid: dict[int, tuple[str, ...]]) -> Setup:
         both = registry.forbid_options((*lineup[j].forbid, *names))
         lineup[j] = dataclasses.replace(lineup[j], forbid=both)
     return dataclasses.replace(setup, lineup=tuple(lineup))
+
+
+ENGINE_FUNCTIONS = ("deal", "advance", "actions", "is_legal", "apply", "final_result")
+"""What :func:`sequential` takes from a game's engine module, by these names."""
+
+
+def sequential(
+    engine: ModuleType,
+    referee: type[Referee],
+    *,
+    option_of: Callable[[Any, Any, int], int],
+    choose: Callable[..., int],
+    game_over: int,
+    passes: tuple[int, ...],
+) -> Checker:
+    """The step checker of a game whose engine asks one seat at a time: the compiled
+    functions of its ``engine`` module (:data:`ENGINE_FUNCTIONS`, named as
+    :class:`Sequential` names them) with what only the game knows: its options'
+    ``option_of``, its bots' ``choose``, the step kinds that end the game or ask nobody, and
+    its referee. A game's ``check.py`` ends with this one call."""
+    functions = {name: getattr(engine, name) for name in ENGINE_FUNCTIONS}
+    shape = Sequential(
+        **functions, option_of=option_of, choose=choose, game_over=game_over, passes=passes
+    )
+    return Checker(shape, referee)
 
 
 @dataclasses.dataclass(frozen=True)

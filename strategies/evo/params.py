@@ -9,30 +9,50 @@ copied there by name (:data:`V1_SLOTS`)."""
 from strategies.core.registry import StrategyParam, indices
 
 
-def _common(d: tuple[float, ...], bid: str) -> tuple[StrategyParam, ...]:
-    """The parameters both heuristics have, with defaults ``d`` and the meaning ``bid`` of
-    their bid multiplier."""
-    return (
-        StrategyParam("aggression", d[0], 0.0, 1.0, "value of killing an enemy dino"),
-        StrategyParam("foresight", d[1], 0.0, 3.0, "weight of next round's climate"),
-        StrategyParam("bid", d[2], 0.0, 5.0, bid),
-        StrategyParam("cards", d[3], 0.0, 1.0, "chance to play a useful card"),
-        StrategyParam("egg", d[4], 0.0, 5.0, "multiplier on the value of eggs"),
-        StrategyParam("leg", d[5], 0.0, 5.0, "multiplier on the value of legs"),
-        StrategyParam("guard", d[6], 0.0, 5.0, "multiplier on furs and parasols"),
-        StrategyParam("horn", d[7], 0.0, 5.0, "multiplier on the value of horns"),
+def _common(bid_doc: str, **d: float) -> tuple[StrategyParam, ...]:
+    """The parameters both heuristics have, with their defaults by name (``d``) and the
+    meaning ``bid_doc`` of their bid multiplier."""
+    params = (
+        StrategyParam(
+            "aggression", d.pop("aggression"), 0.0, 1.0, "value of killing an enemy dino"
+        ),
+        StrategyParam("foresight", d.pop("foresight"), 0.0, 3.0, "weight of next round's climate"),
+        StrategyParam("bid", d.pop("bid"), 0.0, 5.0, bid_doc),
+        StrategyParam("cards", d.pop("cards"), 0.0, 1.0, "chance to play a useful card"),
+        StrategyParam("egg", d.pop("egg"), 0.0, 5.0, "multiplier on the value of eggs"),
+        StrategyParam("leg", d.pop("leg"), 0.0, 5.0, "multiplier on the value of legs"),
+        StrategyParam("guard", d.pop("guard"), 0.0, 5.0, "multiplier on furs and parasols"),
+        StrategyParam("horn", d.pop("horn"), 0.0, 5.0, "multiplier on the value of horns"),
     )
+    if d:
+        raise TypeError(f"no common heuristic parameter {', '.join(d)}")
+    return params
 
 
 HEURISTIC = (
     *_common(
-        (0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
         "multiplier on the table's gene values (1: as fitted)",
+        aggression=0.5,
+        foresight=0.5,
+        bid=1.0,
+        cards=1.0,
+        egg=1.0,
+        leg=1.0,
+        guard=1.0,
+        horn=1.0,
     ),
     StrategyParam("jump", 1.0, 0.0, 1.0, "1: bid at once what no rival would beat; 0: lowest"),
 )
 HEURISTIC_V1 = _common(
-    (0.5, 0.5, 1.5, 1.0, 1.3, 1.0, 2.0, 1.0), "multiplier on its gene valuations when bidding"
+    "multiplier on its gene valuations when bidding",
+    aggression=0.5,
+    foresight=0.5,
+    bid=1.5,
+    cards=1.0,
+    egg=1.3,
+    leg=1.0,
+    guard=2.0,
+    horn=1.0,
 )
 SEARCH = (
     StrategyParam("rollouts", 8.0, 1.0, 64.0, "rollouts per candidate action"),

@@ -11,12 +11,12 @@ import dataclasses
 
 import numpy as np
 
+from rules.evo import engine
 from rules.evo.cards import CARDS, CLIMATE_CARDS, DOUBLING, SLEEP, WINDOW_PHASE, allowed_phases
 from rules.evo.constants import CARD, GAME_OVER, MOVE, PLACE, ROUND_DONE
-from rules.evo.engine import actions, advance, apply, deal, final_result, is_legal
 from rules.evo.options import option_of
 from rules.evo.state import EVENTS
-from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
+from simulate.kit.check import Checked, Referee, expect, sequential
 from strategies.evo.bots import choose
 
 
@@ -27,8 +27,8 @@ class CheckedGame(Checked):
     points: list[int]
     bonus: list[int]
     dinos: list[int]
-    cards: list[tuple[int, int, int, int]]  # (round, seat, card, window)
-    bids: list[tuple[int, int, int, int, int, int]]  # (round, seat, gene, bid, paid, mutations)
+    cards: list  # the card events, each read with its round (EVENTS.read(row, round=...))
+    bids: list  # the bid events, likewise (b.round, b.seat, b.gene, b.bid, b.paid, ...)
     combats: int
 
 
@@ -58,17 +58,16 @@ class EvoReferee(Referee):
         self.bought = 0
         self.genes0 = np.array(st.genes[:n], dtype=np.int64)
         self.genes_bought = np.zeros_like(self.genes0)
-        self.cards: list[tuple[int, int, int, int]] = []
-        self.bids: list[tuple[int, int, int, int, int, int]] = []
+        self.cards: list = []
+        self.bids: list = []
         self.combats = 0
 
     def event(self, row: np.ndarray) -> None:
-        rnd = int(self.st.rnd) + 1
-        e = EVENTS.read(row)
+        e = EVENTS.read(row, round=int(self.st.rnd) + 1)
         if e.kind == "card":
-            self.cards.append((rnd, e.seat, e.card, e.window))
+            self.cards.append(e)
         elif e.kind == "bid":
-            self.bids.append((rnd, *e[1:]))
+            self.bids.append(e)
             self.bought += 1
             self.genes_bought[e.seat, e.gene] += 1
         elif e.kind == "combat":
@@ -119,14 +118,14 @@ class EvoReferee(Referee):
         )
 
 
-def check_cards(
-    cards: list[tuple[int, int, int, int]], no_card_rounds: int, per_round: int = 1
-) -> None:
-    """Every card was played at a legal time: not in the first rounds, in one of its windows,
-    one climate card a round, nothing after Alvógén in the same round."""
+def check_cards(cards: list, no_card_rounds: int, per_round: int = 1) -> None:
+    """Every card event (read with its round) was played at a legal time: not in the first
+    rounds, in one of its windows, one climate card a round, nothing after Alvógén in the
+    same round."""
     climate: dict[int, int] = {}
     slept: set[int] = set()
-    for rnd, seat, card, window in cards:
+    for e in cards:
+        rnd, seat, card, window = e.round, e.seat, e.card, e.window
         expect(rnd > no_card_rounds, f"card {card} played in round {rnd}")
         expect(rnd not in slept, f"card {card} played after Alvógén in round {rnd}")
         expect(
@@ -144,19 +143,12 @@ def check_cards(
             slept.add(rnd)
 
 
-CHECK = Checker(
-    Sequential(
-        deal=deal,
-        advance=advance,
-        actions=actions,
-        is_legal=is_legal,
-        apply=apply,
-        option_of=option_of,
-        final_result=final_result,
-        choose=choose,
-        game_over=GAME_OVER,
-        passes=(ROUND_DONE,),
-    ),
+CHECK = sequential(
+    engine,
     EvoReferee,
+    option_of=option_of,
+    choose=choose,
+    game_over=GAME_OVER,
+    passes=(ROUND_DONE,),
 )
 """EVO's step checker (its spec's ``check``)."""

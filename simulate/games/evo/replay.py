@@ -68,14 +68,13 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
     ]
     turns = {(int(logs.turns.round[i]), int(logs.turns.seat[i])): i for i in range(logs.turns.rows)}
     events = [
-        (int(logs.events.round[i]), EVENTS.read(logs.events.data[i]))
+        EVENTS.read(logs.events.data[i], round=logs.events.round[i])
         for i in range(logs.events.rows)
     ]
-    bids = {}
     b = logs.bids
+    bids: dict[int, list[int]] = {}  # round -> its rows of the bids table
     for i in range(b.rows):
-        bid = (b.seat[i], b.gene[i], b.bid[i], b.paid[i], b.mutations[i])
-        bids.setdefault(int(b.round[i]), []).append(bid)
+        bids.setdefault(int(b.round[i]), []).append(i)
     for i in range(logs.rounds.rows):
         rnd = int(logs.rounds.round[i])
         rows = [turns[(rnd, s)] for s in range(n)]
@@ -113,7 +112,7 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
             while len(pending) > 2 - upto:
                 out.append(pending.pop(0))
 
-        for e in (x for r, x in events if r == rnd):
+        for e in (x for x in events if x.round == rnd):
             early = (e.kind == "card" and e.window <= W_CLIMATE) or (
                 e.kind == "death" and e.cause == 2 and climate
             )
@@ -149,10 +148,10 @@ def render(setup: Setup, seed: int, game_id: int, logs: SimpleNamespace) -> str:
                 flush(2)
                 out.append(f"  seat {e.seat} passes in the auction")
         flush(2)
-        for b in bids.get(rnd, []):
+        for k in bids.get(rnd, []):
             out.append(
-                f"  seat {int(b[0])} buys {GENES[int(b[1])]} for {int(b[2])} "
-                f"(pays {int(b[3])} with {int(b[4])} mutations)"
+                f"  seat {int(b.seat[k])} buys {GENES[int(b.gene[k])]} for {int(b.bid[k])} "
+                f"(pays {int(b.paid[k])} with {int(b.mutations[k])} mutations)"
             )
     out.append("")
     final = ", ".join(

@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from rules.origin_of_species import engine
 from rules.origin_of_species.board import is_fed
 from rules.origin_of_species.constants import (
     BURROWING,
@@ -39,15 +40,7 @@ from rules.origin_of_species.constants import (
     SWIMMING,
 )
 from rules.origin_of_species.deck import Deck
-from rules.origin_of_species.engine import (
-    actions,
-    advance,
-    apply,
-    deal,
-    extinction_and_draw,
-    final_result,
-    is_legal,
-)
+from rules.origin_of_species.engine import extinction_and_draw
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.params import OosParameters
 from rules.origin_of_species.state import (
@@ -56,7 +49,7 @@ from rules.origin_of_species.state import (
     F_POISONED,
     new_states,
 )
-from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
+from simulate.kit.check import Checked, Referee, expect, sequential
 from simulate.kit.spec import Setup
 from strategies.core.registry import Strategy
 from strategies.origin_of_species.bots import choose
@@ -72,9 +65,9 @@ class CheckedGame(Checked):
     traits: list[int]
     discards: list[int]
     uses: np.ndarray  # [n, N_USES]
-    trait_events: list[tuple[int, ...]]  # (round, seat, trait, target_owner, type, side, a, b)
-    attack_events: list[tuple[int, ...]]  # EV_ATTACK columns 1..
-    animal_events: list[tuple[int, ...]]  # (round, seat, type)
+    trait_events: list  # the trait event records (EVENTS.read: t.round, t.seat, t.trait ...)
+    attack_events: list  # the attack event records, likewise
+    animal_events: list  # the animal event records, likewise
     round_rows: list[dict] = dataclasses.field(default_factory=list)
     max_animals: int = 0  # most animals one seat had at once
 
@@ -242,9 +235,9 @@ class OosReferee(Referee):
         tb, st = self.tb, self.st
         st.pause = 1  # advance stops before each extinction for check_extinction
         self.lo, self.hi = int(tb.food_lo), int(tb.food_hi)
-        self.traits: list[tuple[int, ...]] = []
-        self.attacks: list[tuple[int, ...]] = []
-        self.animals: list[tuple[int, ...]] = []
+        self.traits: list = []
+        self.attacks: list = []
+        self.animals: list = []
         self.rows: list[dict] = []
         self.most = 0
         check_cards(tb, st)
@@ -252,16 +245,16 @@ class OosReferee(Referee):
     def event(self, row: np.ndarray) -> None:
         e = EVENTS.read(row)
         if e.kind == "trait":
-            self.traits.append(e[1:])
+            self.traits.append(e)
             if e.trait == PARASITE:
                 expect(e.target_owner != e.seat, "Parasite played on an own animal")
             else:
                 expect(e.target_owner == e.seat, f"trait {e.trait} on another player's animal")
         elif e.kind == "attack":
             check_attack_event(e)
-            self.attacks.append(e[1:])
+            self.attacks.append(e)
         elif e.kind == "animal":
-            self.animals.append(e[1:])
+            self.animals.append(e)
 
     def step(self, kind: int) -> None:
         tb, st, n = self.tb, self.st, self.n
@@ -329,19 +322,12 @@ class OosReferee(Referee):
         )
 
 
-CHECK = Checker(
-    Sequential(
-        deal=deal,
-        advance=advance,
-        actions=actions,
-        is_legal=is_legal,
-        apply=apply,
-        option_of=option_of,
-        final_result=final_result,
-        choose=choose,
-        game_over=GAME_OVER,
-        passes=(ROUND_DONE, NO_DECISION),
-    ),
+CHECK = sequential(
+    engine,
     OosReferee,
+    option_of=option_of,
+    choose=choose,
+    game_over=GAME_OVER,
+    passes=(ROUND_DONE, NO_DECISION),
 )
 """Origin of Species' step checker (its spec's ``check``)."""

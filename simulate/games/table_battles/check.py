@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 
+from rules.table_battles import engine
 from rules.table_battles.constants import (
     DRAFT,
     END_BOTH_ONE,
@@ -26,19 +27,10 @@ from rules.table_battles.constants import (
     PLACE,
     ROUND_DONE,
 )
-from rules.table_battles.engine import (
-    actions,
-    advance,
-    apply,
-    deal,
-    face_up_cards,
-    final_result,
-    is_legal,
-    team_cards,
-)
+from rules.table_battles.engine import face_up_cards, team_cards
 from rules.table_battles.options import option_of
 from rules.table_battles.state import EVENTS
-from simulate.kit.check import Checked, Checker, Referee, Sequential, expect
+from simulate.kit.check import Checked, Referee, expect, sequential
 from strategies.table_battles.bots import choose
 
 
@@ -54,8 +46,8 @@ class CheckedGame(Checked):
     cards0: list[int]
     first: list[int]
     teams: list[list[int]]
-    drafts: list[tuple[int, ...]]  # seat, pick, dino, action, rating
-    turn_records: list[tuple[int, ...]]  # the EV_TURN columns 1..
+    drafts: list  # the draft event records (EVENTS.read: d.seat, d.dino, d.draft_rating ...)
+    turn_records: list  # the turn event records, likewise
     options_used: list[tuple[int, int]]  # (seat, option) of every action taken
 
 
@@ -126,8 +118,8 @@ class TableBattlesReferee(Referee):
     a turn, the draft's length and the end condition the state reports."""
 
     def dealt(self) -> None:
-        self.drafts: list[tuple[int, ...]] = []
-        self.turns: list[tuple[int, ...]] = []
+        self.drafts: list = []
+        self.turns: list = []
         self.used: list[tuple[int, int]] = []
         self.placed_teams: set[int] = set()
         self.set_up = False
@@ -136,10 +128,10 @@ class TableBattlesReferee(Referee):
         tb, st = self.tb, self.st
         e = EVENTS.read(row)
         if e.kind == "draft":
-            self.drafts.append(e[1:])
+            self.drafts.append(e)
             expect(e.draft_rating == int(tb.d_rating[e.dino]), "draft rating misreported")
         elif e.kind == "turn":
-            self.turns.append(e[1:])
+            self.turns.append(e)
             left = [e.markers_left_seat0, e.markers_left_seat1]
             expect(left == list(st.markers[:2]), "the turn record's markers differ from the state")
             up = [int(face_up_cards(tb, st, s)) for s in range(2)]
@@ -207,19 +199,12 @@ class TableBattlesReferee(Referee):
         )
 
 
-CHECK = Checker(
-    Sequential(
-        deal=deal,
-        advance=advance,
-        actions=actions,
-        is_legal=is_legal,
-        apply=apply,
-        option_of=option_of,
-        final_result=final_result,
-        choose=choose,
-        game_over=GAME_OVER,
-        passes=(ROUND_DONE,),
-    ),
+CHECK = sequential(
+    engine,
     TableBattlesReferee,
+    option_of=option_of,
+    choose=choose,
+    game_over=GAME_OVER,
+    passes=(ROUND_DONE,),
 )
 """Table Battles' step checker (its spec's ``check``)."""
