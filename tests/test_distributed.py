@@ -47,7 +47,7 @@ def test_local_one_and_two_workers_and_a_dask_cluster_write_the_same_bytes(tmp_p
     summary = run(cfg, setup, tmp_path / "dask", dask_executor)
     assert summary.chunks_run == 9
     one = parquet_files(tmp_path / "one")
-    assert len(one) == 9 * 4 + 2
+    assert len(one) == 9 * 4 + 3  # the parts, and the deck, events and strength data files
     assert parquet_files(tmp_path / "two") == one
     assert parquet_files(tmp_path / "dask") == one
 

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pyarrow.dataset as ds
 import pytest
 
 from reports import common
@@ -17,7 +16,8 @@ from simulate.rundir import Run
 
 
 def table(run_dir, name):
-    return ds.dataset(run_dir / name, format="parquet").to_table().sort_by("game_id")
+    """The table as a reader of the run sees it (derived columns included)."""
+    return Run(run_dir).scan(name).collect().to_arrow().sort_by("game_id")
 
 
 @pytest.fixture(scope="module")
