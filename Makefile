@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-.PHONY: venv run test test-fast bench schema lint format clean
+.PHONY: venv run test test-fast bench schema docs lint format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ bench: $(STAMP)
 ## schema: regenerate docs/schema.md from the table declarations
 schema: $(STAMP)
 	$(VENV)/bin/dinolab games --markdown > docs/schema.md
+
+## docs: regenerate what README and docs derive from the code: the schema page, the generated
+## sections (every game's bots) and every figure block, each rerun at its declared size (minutes)
+docs: $(STAMP)
+	$(PY) -m simulate.docgen --figures
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
