@@ -34,13 +34,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
+from reports import robustness
 from reports.aggregate import Mapper
 from reports.measure import Difference, differences
 from reports.metrics import Estimate, Ref
 from reports.plots import ACCENT, COLOR, png
 from reports.section import Section
 from reports.source import RunData
-from reports.stats import Z95
 
 MAX_FIGURES = 16
 """Most metric plots in one report (the others are in the tables and strength.json)."""
@@ -138,26 +138,13 @@ def _round_up(n: float) -> int:
 
 
 def games_to_decide(step: Difference, tolerance: float, games: int) -> int | None:
-    """About how many games per tier a step measured on ``games`` games needs before more
-    games can decide it (intervals narrow as one over the square root of the games):
-
-    * a step whose interval holds 0: the games at which its interval would be as narrow as
-      the tolerance band (plus or minus ``tolerance``): fewer can never settle it;
-    * a step clear of 0 that may or may not exceed the tolerance: the games at which its
-      interval would clear the tolerance, were the step where it is now (``None`` when it
-      sits within a quarter of the tolerance of it: no useful number).
-
-    ``None`` when the step has no standard error."""
-    if not (step.se > 0 and games > 0 and tolerance > 0):
-        return None
-    if step.lo <= 0 <= step.hi:
-        margin = tolerance
-    else:
-        margin = abs(abs(step.diff) - tolerance)
-        if margin < tolerance / 4:
-            return None
-    need = games * (Z95 * step.se / margin) ** 2
-    return _round_up(need) if math.isfinite(need) else None
+    """About how many games per tier would settle or move a step measured on ``games`` games
+    with 80% power, were the step where it is now: the robustness check's power calculation
+    (:func:`reports.robustness.games_to_decide`, the step's sides not compared). ``None``
+    when no practical number would (a step on the tolerance itself) or it has no standard
+    error."""
+    need = robustness.games_to_decide(step.diff, step.se, games, tolerance, sides_differ=False)
+    return _round_up(need) if need else None
 
 
 def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Estimate) -> Verdict:
@@ -186,7 +173,7 @@ def judge(step: Difference, tolerance: float, lower: str, upper: str, answer: Es
                 f"exceed {tol}: not settled: needs more games{more}; {value}"
             )
         return Verdict("moving", way, text, need)
-    more = f" (at least about {need:,} per tier)" if need else ""
+    more = f" (about {need:,} games per tier would tell)" if need else ""
     text = (
         f"moving? not settled: needs more games{more}: {lower} -> {upper} changes it by "
         f"{change(step)}, an interval wider than {tol}; {value}"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from reports import robustness
 from reports.measure import Difference
 from reports.metrics import Estimate
 from reports.stats import Z95
@@ -133,13 +134,14 @@ def test_verdicts_read_the_top_step_against_the_tolerance():
     wide = judge(_step(0.001, 0.01), 0.01, "a", "b", answer)
     assert (wide.state, wide.direction) == ("moving", None)
     assert "not settled: needs more games" in wide.words
-    # its interval fits within ±0.01 only once 1.96 * se / sqrt(k) <= 0.01: k times the games
-    need = 10_000 * (Z95 * 0.01 / 0.01) ** 2
-    assert need <= wide.games_needed <= need * 1.1
-    assert f"at least about {wide.games_needed:,} per tier" in wide.words
-    # clear of 0, perhaps beyond: the games that would put its interval clear of 0.01
-    assert maybe.games_needed == pytest.approx(10_000 * (Z95 * 0.003 / 0.003) ** 2, rel=0.1)
-    assert games_to_decide(_step(0.011, 0.002), 0.01, 1000) is None  # on the tolerance itself
+    # the games at which a step like this one would settle or move with 80% power: more
+    # than were played, and the same as the robustness check's power calculation
+    for step, verdict in ((_step(0.001, 0.01), wide), (_step(-0.007, 0.003), maybe)):
+        assert verdict.games_needed > 10_000
+        exact = robustness.games_to_decide(step.diff, step.se, 10_000, 0.01, False)
+        assert exact <= verdict.games_needed <= exact * 1.1
+        assert f"about {verdict.games_needed:,} games per tier would tell" in verdict.words
+    assert games_to_decide(_step(0.01, 0.002), 0.01, 1000) is None  # on the tolerance itself
 
 
 # ------------------------------------------------------------------ resume and precision
