@@ -11,7 +11,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from numba import njit
 
+from rules.core.jit import records
 from rules.dino_kontra_dino.options import CARD_OPTIONS, FIGURE, OPTIONS
 from simulate.config import build_config
 from simulate.executors import InlineExecutor
@@ -19,6 +21,7 @@ from simulate.games import get_game
 from simulate.kit.check import RuleBroken
 from simulate.kit.play import columns
 from simulate.runner import run
+from strategies.core.allowed import allowed_for, forbids, has_forbids
 from strategies.core.registry import Registry, StrategyError, split_lineup
 
 DKD = get_game("dkd")
@@ -152,6 +155,37 @@ def test_a_fully_forbidden_hand_is_played_as_unrestricted():
     rows = decisions("greedy", 200, forbid=every)
     free = decisions("greedy", 200, forbid=())
     assert [k for _, _, k in rows] == [k for _, _, k in free]
+
+
+@njit
+def _toy_actions(tb, st, k):
+    """A toy turn-based game for the shared restricted play: ``tb[k]`` is the option id action
+    ``k`` (= its index) uses."""
+    return np.int64(len(tb)) if k < 0 else np.int64(k)
+
+
+@njit
+def _toy_option_of(tb, st, action):
+    return tb[action]
+
+
+def test_the_shared_restricted_play_skips_forbidden_actions_unless_all_are():
+    uses, every, forbidden, n_allowed, allowed = allowed_for(_toy_actions, _toy_option_of)
+    lu = records(1, np.dtype([("forbid", np.int8, (2, 3))]))[0]
+    lu.forbid[0, 1] = 1  # position 0 may not use option 1; position 1 is free
+    assert forbids(lu.forbid, 0, 1) and not forbids(lu.forbid, 0, -1)
+    assert not forbids(lu.forbid, -1, 1) and not forbids(lu.forbid, 1, 1)
+    assert has_forbids(lu, 0) and not has_forbids(lu, 1) and not has_forbids(lu, -1)
+    tb = np.array([-1, 1, 2, 1], dtype=np.int64)  # actions 1 and 3 use option 1
+    assert uses(lu, 0, tb, 0, 1) and not uses(lu, -1, tb, 0, 1) and not uses(lu, 1, tb, 0, 1)
+    assert forbidden(lu, 0, tb, 0, 3) and not forbidden(lu, 0, tb, 0, 2)
+    assert not every(lu, 0, tb, 0)
+    assert n_allowed(lu, 0, tb, 0) == 2 and n_allowed(lu, 1, tb, 0) == 4
+    assert [allowed(lu, 0, tb, 0, i) for i in range(2)] == [0, 2]
+    assert [allowed(lu, 1, tb, 0, i) for i in range(4)] == [0, 1, 2, 3]
+    only = np.array([1, 1], dtype=np.int64)  # every action forbidden: all of them allowed
+    assert every(lu, 0, only, 0) and not forbidden(lu, 0, only, 0, 1)
+    assert n_allowed(lu, 0, only, 0) == 2 and allowed(lu, 0, only, 0, 1) == 1
 
 
 @pytest.mark.slow

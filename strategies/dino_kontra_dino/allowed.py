@@ -4,7 +4,10 @@ A position forbidden some options (``lineup.forbid[j, o]``, see
 :mod:`rules.dino_kontra_dino.options`) never plays a card that uses one unless every card of its
 hand does. The bots receive the slots they may play as a bit mask (bit ``k``: slot ``k``);
 :data:`ALL` means "no restriction this decision" (nothing forbidden applies, or everything
-does), and with it every bot plays exactly as it did before restricted play existed.
+does), and with it every bot plays exactly as it did before restricted play existed. It stays
+apart from the turn-based games' :mod:`strategies.core.allowed`: every seat plays at once from
+its hand, so what is allowed is a mask of hand slots (and the figure), not a walk over a list
+of legal actions.
 
 Most positions are forbidden nothing, and the greedy kernel makes tens of millions of
 decisions a second, so the dispatch first reads ``scratch.free[j]`` (1: position ``j`` is
