@@ -60,6 +60,9 @@ F_HIB = 8  # hibernating this round
 F_HIB_PREV = 16  # hibernated last round
 F_POISONED = 32  # ate a Poisonous animal: dies at extinction
 F_MIMIC = 64  # its Mimicry was used this round
+BOT_SCRATCH = 96
+"""Slots of each of the bots' scratch arrays ``bot_f`` and ``bot_i``; the bots lay them out
+by name and check that their layout fits (:func:`strategies.core.scratch.scratch_layout`)."""
 
 EVENTS = Events(
     Event(
@@ -344,8 +347,8 @@ STATE = np.dtype(
         ("end_animals", np.int64, (P,)),
         ("end_traits", np.int64, (P,)),
         # scratch space of the bots (no game meaning; lets them allocate nothing per decision)
-        ("bot_f", np.float64, (96,)),
-        ("bot_i", np.int64, (96,)),
+        ("bot_f", np.float64, (BOT_SCRATCH,)),
+        ("bot_i", np.int64, (BOT_SCRATCH,)),
         # event records for the kernel
         *EVENTS.state_fields(),
         ("pause", np.int64),  # 1: advance stops (returns NO_DECISION) before each extinction

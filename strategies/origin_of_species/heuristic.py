@@ -70,6 +70,8 @@ by a coordinate search against ``heuristic-v1`` at 2-5 players.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rules.core.jit import jit, jit_inline
@@ -109,7 +111,9 @@ from rules.origin_of_species.constants import (
     MAX_ANIMALS,
     MAX_FAT,
     MAX_LINKS,
+    MAX_PLAYERS,
     MIMICRY,
+    N_TRAITS,
     OP_ANIMAL,
     OP_ATTACK,
     OP_BOTTOM,
@@ -149,7 +153,9 @@ from rules.origin_of_species.engine import (
     victim_ok,
 )
 from rules.origin_of_species.options import option_of
+from rules.origin_of_species.state import BOT_SCRATCH
 from strategies.core.registry import defaults
+from strategies.core.scratch import scratch_layout
 from strategies.origin_of_species.params import HEURISTIC, HP
 
 DEFAULTS = defaults(HEURISTIC)
@@ -166,14 +172,25 @@ B_GRAZE = np.int64(1) << GRAZING
 B_SHIELD = B_HBW | B_SWIM | B_MIMIC | B_BURROW | B_CAMO | B_RUN | B_TAIL | B_POISON
 """The traits that can keep an animal from being eaten."""
 NEG = -1e18
-# Scratch layout (STATE.bot_f / bot_i, valid during one decision)
-D0 = 0  # bot_f[D0 + seat]: tokens the seat still needs
-TV = 8  # bot_f[TV + trait]: best value of a trait this decision
-SA = 32  # bot_f[SA + a]: points at stake on own animal a
-PF = 64  # bot_f[PF + a]: chance own animal a is fed
-DONE = 31  # bot_i[DONE]: bits of the traits in the TV cache; bot_i[trait]: their best place
-ORD = 32  # bot_i[ORD + i]: own animals in feeding order (i < 32)
-EN = 64  # bot_i[EN + a]: tokens own animal a still needs
+BF = scratch_layout(
+    "bot_f",
+    BOT_SCRATCH,
+    need=MAX_PLAYERS,
+    trait_value=N_TRAITS,
+    stakes=MAX_ANIMALS,
+    fed=MAX_ANIMALS,
+)
+"""Where one decision's float estimates lie in ``st.bot_f``: tokens each seat still needs
+(``BF.need + seat``), the best value of each trait (``BF.trait_value + trait``), the points at
+stake on each own animal (``BF.stakes + a``) and its chance to be fed (``BF.fed + a``)."""
+BI = scratch_layout(
+    "bot_i", BOT_SCRATCH, place=N_TRAITS, cached=1, order=MAX_ANIMALS, need=MAX_ANIMALS
+)
+"""Where its integers lie in ``st.bot_i``: each trait's best place (``BI.place + trait``), the
+bits of the traits already valued (``BI.cached``), the own animals in feeding order
+(``BI.order + i``) and the tokens each still needs (``BI.need + a``)."""
+if N_TRAITS > 63:
+    raise ValueError(f"{N_TRAITS} traits do not fit the bits of bot_i[BI.cached]")
 
 
 @jit_inline
@@ -245,7 +262,7 @@ def coop_bonus(st, q) -> float:
 @jit
 def capacity(tb, st, q, bank) -> float:
     """Tokens seat ``q`` could take from ``bank``: the water level when the bank is shared out
-    one token per go-around among the other seats' demands (``bot_f[D0 + seat]``)."""
+    one token per go-around among the other seats' demands (``bot_f[BF.need + seat]``)."""
     n = tb.n_players
     lam = bank / n
     for _ in range(3):
@@ -254,7 +271,7 @@ def capacity(tb, st, q, bank) -> float:
         for o in range(n):
             if o == q:
                 continue
-            d = st.bot_f[D0 + o]
+            d = st.bot_f[BF.need + o]
             if d < lam:
                 rest -= d
             else:
@@ -391,16 +408,29 @@ def danger(tb, st, hp, s, a, m, pf) -> float:
 # ---------------------------------------------------------------- development
 
 
+class DevContext(NamedTuple):
+    """What every development option of one decision is valued against (:func:`dev_context`)."""
+
+    bank: float  # food tokens the seat expects in the bank
+    mu: float  # tokens the seat expects to take (its capacity over ``caution``)
+    sig: float  # spread of that expectation
+    ep: float  # expected points of the seat's animals as they stand
+    need: int  # tokens all its animals still need
+    threat: float  # the earlier bot's threat, growing with the opponents' carnivores
+    last: bool  # the last round
+    n_carn: int  # carnivores on the table
+    animal_v: float  # value of a new animal (``NEG`` when the seat has no room)
+
+
 @jit
-def dev_context(tb, st, hp, s):
+def dev_context(tb, st, hp, s) -> DevContext:
     """Per-decision estimates for development, cached in the scratch space.
 
     The seat expects ``mu`` tokens (its capacity, over ``caution``) and feeds its animals in
     order of points at stake per token needed; animal ``a`` is fed when the tokens reach the
-    cumulative need up to it: ``bot_f[PF + a]``. Returns (bank, mu, sig, expected points,
-    total need, threat, last round, carnivores on the table, value of a new animal)."""
+    cumulative need up to it: ``bot_f[BF.fed + a]``. Returns a :class:`DevContext`."""
     bank = expected_bank(tb, st)
-    st.bot_i[DONE] = 0
+    st.bot_i[BI.cached] = 0
     n_carn = 0
     opp = 0
     for o in range(tb.n_players):
@@ -411,31 +441,31 @@ def dev_context(tb, st, hp, s):
                 n_carn += 1
                 if o != s:
                     opp += 1
-        st.bot_f[D0 + o] = d
+        st.bot_f[BF.need + o] = d
     cau = hp[HP.caution] if hp[HP.caution] > 0.05 else 0.05
     mu = capacity(tb, st, s, bank) / cau
     sig = 0.6 + 0.25 * mu
     na = st.n_an[s]
     for a in range(na):  # stakes and needs, then insertion sort by stakes per token
-        st.bot_f[SA + a] = stakes(tb, st, s, a)
-        st.bot_i[EN + a] = eff_need(st, s, a)
-        ra = st.bot_f[SA + a] / (1.0 + st.bot_i[EN + a])
+        st.bot_f[BF.stakes + a] = stakes(tb, st, s, a)
+        st.bot_i[BI.need + a] = eff_need(st, s, a)
+        ra = st.bot_f[BF.stakes + a] / (1.0 + st.bot_i[BI.need + a])
         i = a
         while i > 0:
-            b = st.bot_i[ORD + i - 1]
-            if st.bot_f[SA + b] / (1.0 + st.bot_i[EN + b]) >= ra:
+            b = st.bot_i[BI.order + i - 1]
+            if st.bot_f[BF.stakes + b] / (1.0 + st.bot_i[BI.need + b]) >= ra:
                 break
-            st.bot_i[ORD + i] = b
+            st.bot_i[BI.order + i] = b
             i -= 1
-        st.bot_i[ORD + i] = a
+        st.bot_i[BI.order + i] = a
     c = 0
     ep = 0.0
     for i in range(na):
-        a = st.bot_i[ORD + i]
-        c += st.bot_i[EN + a]
+        a = st.bot_i[BI.order + i]
+        c += st.bot_i[BI.need + a]
         pf = at_least(c, mu, sig)
-        st.bot_f[PF + a] = pf
-        ep += pf * st.bot_f[SA + a]
+        st.bot_f[BF.fed + a] = pf
+        ep += pf * st.bot_f[BF.stakes + a]
     last = st.last != 0
     threat = min(1.0, 0.3 * opp) + 0.1
     animal_v = NEG
@@ -449,7 +479,7 @@ def dev_context(tb, st, hp, s):
         if not last:
             animal_v += 0.6 * pn
         animal_v *= hp[HP.animals]
-    return bank, mu, sig, ep, c, threat, last, n_carn, animal_v
+    return DevContext(bank, mu, sig, ep, c, threat, last, n_carn, animal_v)
 
 
 @jit
@@ -460,29 +490,29 @@ def ep_with(st, s, x, k, g, mu, sig) -> float:
     c = 0
     ep = 0.0
     for i in range(na):
-        a = st.bot_i[ORD + i]
-        c += st.bot_i[EN + a] + (k if a == x else 0)
-        ep += at_least(c, mu, sig) * (st.bot_f[SA + a] + (g if a == x else 0.0))
+        a = st.bot_i[BI.order + i]
+        c += st.bot_i[BI.need + a] + (k if a == x else 0)
+        ep += at_least(c, mu, sig) * (st.bot_f[BF.stakes + a] + (g if a == x else 0.0))
     c = 0
     ep2 = 0.0
     for i in range(na):
-        a = st.bot_i[ORD + i]
+        a = st.bot_i[BI.order + i]
         if a == x:
             continue
-        c += st.bot_i[EN + a]
-        ep2 += at_least(c, mu, sig) * st.bot_f[SA + a]
-    c += st.bot_i[EN + x] + k
-    ep2 += at_least(c, mu, sig) * (st.bot_f[SA + x] + g)
+        c += st.bot_i[BI.need + a]
+        ep2 += at_least(c, mu, sig) * st.bot_f[BF.stakes + a]
+    c += st.bot_i[BI.need + x] + k
+    ep2 += at_least(c, mu, sig) * (st.bot_f[BF.stakes + x] + g)
     return max(ep, ep2)
 
 
 @jit
 def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
     """Value of single trait ``tr`` on own animal (s, a)."""
-    _bank, mu, sig, ep0, _c0, threat, last, n_carn, _animal_v = ctx
+    mu, sig, ep0, threat, last, n_carn = ctx.mu, ctx.sig, ctx.ep, ctx.threat, ctx.last, ctx.n_carn
     tp = float(tb.trait_points)
     m = st.an_tr[s, a]
-    pf = st.bot_f[PF + a]
+    pf = st.bot_f[BF.fed + a]
     if predation_model(hp):
         # the trait's point counts as far as the animal survives; a protective trait is
         # worth the points it keeps from the carnivores that could reach the animal
@@ -490,11 +520,11 @@ def trait_value(tb, st, s, a, tr, hp, ctx) -> float:
         r1 = r0
         if (np.int64(1) << tr) & B_SHIELD:
             r1 = min(0.95, hp[HP.risk] * danger(tb, st, hp, s, a, m | (np.int64(1) << tr), pf))
-        protect = hp[HP.defence] * (r0 - r1) * (st.bot_f[SA + a] + tp) * pf
+        protect = hp[HP.defence] * (r0 - r1) * (st.bot_f[BF.stakes + a] + tp) * pf
         surv = 1.0 - r1
         poison = 1.0
     else:  # heuristic-v1: protection by the opponent carnivores' number alone
-        protect = hp[HP.defence] * threat * 0.3 * (st.bot_f[SA + a] + tp) * pf
+        protect = hp[HP.defence] * threat * 0.3 * (st.bot_f[BF.stakes + a] + tp) * pf
         surv = 1.0
         poison = 0.8
     if tr in (CARNIVORE, HIGH_BODY_WEIGHT):
@@ -573,9 +603,9 @@ def best_single(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
         if every:
             v = trait_value(tb, st, s, a, tr, hp, ctx) - 0.01 * cards
         elif protective:
-            v = st.bot_f[SA + a] * st.bot_f[PF + a]
+            v = st.bot_f[BF.stakes + a] * st.bot_f[BF.fed + a]
         else:
-            v = st.bot_f[PF + a] - 0.01 * cards
+            v = st.bot_f[BF.fed + a] - 0.01 * cards
         take, best, ties = better(st, v, best, ties)
         if take:
             pick = a
@@ -593,7 +623,7 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
     (the owner feeds in table order; the Parasite's own points go to that owner). Per
     opponent the candidate is its animal with the most at stake (it delays every other).
     Opponents from the bot's left; equal candidates at random (:func:`better`)."""
-    bank = ctx[0]
+    bank = ctx.bank
     best = NEG
     tgt = np.int64(-1)
     n = tb.n_players
@@ -643,7 +673,7 @@ def best_parasite(tb, st, s, hp, ctx) -> tuple[float, np.int64]:
 @jit
 def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
     """Best pair of own animals for paired trait ``tr``."""
-    threat = ctx[5]
+    threat = ctx.threat
     kind = tr - COMMUNICATION
     if st.n_ln[s] >= MAX_LINKS:
         return NEG, np.int64(-1)
@@ -663,10 +693,12 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
                 continue
             if has_link(st, s, kind, a, b):
                 continue
-            v = tp * (st.bot_f[PF + a] + st.bot_f[PF + b]) + bonus
+            v = tp * (st.bot_f[BF.fed + a] + st.bot_f[BF.fed + b]) + bonus
             if kind == LINK_SYMB:
                 # the symbiont eats first: a cheap one; the partner: the most at stake
-                v += hp[HP.defence] * threat * 0.3 * st.bot_f[SA + b] - 0.2 * st.an_need[s, a]
+                v += (
+                    hp[HP.defence] * threat * 0.3 * st.bot_f[BF.stakes + b] - 0.2 * st.an_need[s, a]
+                )
             else:
                 v -= 0.2 * (st.an_links[s, a] + st.an_links[s, b])
             take, best, ties = better(st, v, best, ties)
@@ -678,9 +710,9 @@ def best_pair(tb, st, s, tr, hp, ctx) -> tuple[float, np.int64]:
 @jit_inline
 def trait_best(tb, st, hp, s, tr, ctx) -> tuple[float, np.int64]:
     """Value and packed target of trait ``tr`` at its best place (cached per decision in
-    ``bot_f[TV + tr]`` / ``bot_i[tr]``)."""
-    if (st.bot_i[DONE] >> tr) & 1:
-        return st.bot_f[TV + tr], st.bot_i[tr]
+    ``bot_f[BF.trait_value + tr]`` / ``bot_i[BI.place + tr]``)."""
+    if (st.bot_i[BI.cached] >> tr) & 1:
+        return st.bot_f[BF.trait_value + tr], st.bot_i[BI.place + tr]
     if tr == PARASITE:
         v, tgt = best_parasite(tb, st, s, hp, ctx)
     elif tr >= COMMUNICATION:
@@ -689,9 +721,9 @@ def trait_best(tb, st, hp, s, tr, ctx) -> tuple[float, np.int64]:
         v, tgt = best_single(tb, st, s, tr, hp, ctx)
     if tgt < 0:
         v = NEG
-    st.bot_f[TV + tr] = v
-    st.bot_i[tr] = tgt
-    st.bot_i[DONE] |= np.int64(1) << tr
+    st.bot_f[BF.trait_value + tr] = v
+    st.bot_i[BI.place + tr] = tgt
+    st.bot_i[BI.cached] |= np.int64(1) << tr
     return v, tgt
 
 
@@ -700,7 +732,7 @@ def dev_option(tb, st, hp, s, ty, side, ctx) -> tuple[float, np.int64]:
     """Value and action of playing card type ``ty`` as its top (``side`` 0) or bottom (1)
     trait at the best place, or as an animal (``side`` 2); action -1 when impossible."""
     if side == 2:
-        animal_v = ctx[8]
+        animal_v = ctx.animal_v
         if animal_v <= NEG:
             return NEG, np.int64(-1)
         return animal_v, pack(OP_ANIMAL, ty, s, 0, 0)
