@@ -7,8 +7,8 @@ STAMP := $(VENV)/.installed-stamp
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --quiet --python $(PY) -e ".[dev,dask]" \
-		|| $(PY) -m pip install --quiet -e ".[dev,dask]"
+	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --quiet --python $(PY) -e ".[dev,dask,notebooks]" \
+		|| $(PY) -m pip install --quiet -e ".[dev,dask,notebooks]"
 	touch $(STAMP)
 
 venv: $(STAMP)

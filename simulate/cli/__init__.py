@@ -19,6 +19,7 @@ from simulate.cli import (  # noqa: F401 (commands)
     fit_commands,
     info_commands,
     ladder_commands,
+    notebook_commands,
     restrict_commands,
     run_commands,
     search_commands,
