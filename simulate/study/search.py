@@ -236,28 +236,15 @@ def plan_search(
     store = open_store(out)
     if axes is None:
         axes = parse_axes(setup, params)
-    step = config.n_players if config.rotate else 1
-    if not 1 <= blocks <= 100:
-        raise DinolabError(f"--blocks must be in 1..100, got {blocks}")
-    if not 1 <= finalists <= 10:
-        raise DinolabError(f"--finalists must be in 1..10, got {finalists}")
-    if budget < 1:
-        raise DinolabError(f"--budget must be a positive number of games, got {budget}")
-    b = _multiple(max(MIN_BLOCK, budget / 80) if block is None else block, step)
-    if block is not None and block < 1:
-        raise DinolabError(f"--block must be a positive number of games, got {block}")
-    f = _multiple(blocks * b if final_games is None else final_games, step)
-    finals = (finalists + 1) * f * max(1, len(tiers))
-    analysis = int(ANALYSIS_SHARE * budget)
-    search = budget - finals - analysis
-    if search < blocks * b:
-        at = f" at each of {len(tiers)} tiers" if tiers else ""
-        raise DinolabError(
-            f"--budget {budget:,} is below one evaluation: a trial plays {blocks} blocks of "
-            f"{b:,} games and the re-measurement {finalists + 1} x {f:,} games on fresh seeds"
-            f"{at}, with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
-            "smaller --block)"
-        )
+    split = split_budget(
+        budget,
+        block,
+        blocks,
+        finalists,
+        final_games,
+        config.n_players if config.rotate else 1,
+        len(tiers),
+    )
     for a in axes if bot is None else ():
         check_point(setup.game, setup, {a.knob.key: a.knob.current_text})
     if shares_games(config.seed, fresh_seed(config.seed), 10**15):  # 1 in 10^4 of all seeds
@@ -273,10 +260,10 @@ def plan_search(
         "knobs": [a.to_dict() for a in axes],
         "target": target,
         "budget": budget,
-        "block": b,
+        "block": split.block,
         "blocks": blocks,
         "finalists": finalists,
-        "final_games": f,
+        "final_games": split.final_games,
         "chunk_size": config.chunk_size,
     }
     if bot is not None:
@@ -287,7 +274,7 @@ def plan_search(
         "tool": tool,
         "settings": settings,
         "current": {a.knob.key: a.knob.current_text for a in axes},
-        "split": {"search": search, "analysis": analysis, "final": finals},
+        "split": {"search": split.search, "analysis": split.analysis, "final": split.final},
     }
     if tiers:
         record["tiers"] = [{"name": t.name, "folder": t.folder} for t in tiers]
@@ -306,6 +293,53 @@ def plan_search(
         tuple(field),
         tuple(tiers),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetSplit:
+    """A search's games: its block, each finalist's re-measurement, and the three shares."""
+
+    block: int
+    final_games: int
+    search: int
+    analysis: int
+    final: int
+
+
+def split_budget(
+    budget: int,
+    block: int | None,
+    blocks: int,
+    finalists: int,
+    final_games: int | None,
+    step: int,
+    n_tiers: int,
+) -> BudgetSplit:
+    """Split ``budget`` games between the search, the answer's analysis and the finalists'
+    re-measurement (at each of ``n_tiers``); block sizes are multiples of ``step`` (a rotation).
+    Raises :class:`DinolabError` for sizes out of range or a budget below one evaluation."""
+    if not 1 <= blocks <= 100:
+        raise DinolabError(f"--blocks must be in 1..100, got {blocks}")
+    if not 1 <= finalists <= 10:
+        raise DinolabError(f"--finalists must be in 1..10, got {finalists}")
+    if budget < 1:
+        raise DinolabError(f"--budget must be a positive number of games, got {budget}")
+    b = _multiple(max(MIN_BLOCK, budget / 80) if block is None else block, step)
+    if block is not None and block < 1:
+        raise DinolabError(f"--block must be a positive number of games, got {block}")
+    f = _multiple(blocks * b if final_games is None else final_games, step)
+    finals = (finalists + 1) * f * max(1, n_tiers)
+    analysis = int(ANALYSIS_SHARE * budget)
+    search = budget - finals - analysis
+    if search < blocks * b:
+        at = f" at each of {n_tiers} tiers" if n_tiers else ""
+        raise DinolabError(
+            f"--budget {budget:,} is below one evaluation: a trial plays {blocks} blocks of "
+            f"{b:,} games and the re-measurement {finalists + 1} x {f:,} games on fresh seeds"
+            f"{at}, with {ANSWER_TEXT}; give at least {blocks * b + finals + analysis:,} (or a "
+            "smaller --block)"
+        )
+    return BudgetSplit(b, f, search, analysis, finals)
 
 
 ANSWER_TEXT = f"{int(ANALYSIS_SHARE * 100)}% kept for the minimal changes and deviations"
