@@ -22,12 +22,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rules.core.errors import DinolabError
 from simulate.games import get_game
 from simulate.kit.play import kernel_seconds, warmup
 from simulate.progress import rate_text
+
+if TYPE_CHECKING:
+    from simulate.config import RunConfig
+    from simulate.kit.spec import Bench, Setup
+    from simulate.study.sweep import Measurer, Sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,9 +159,16 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     )
     rows.append(("Parquet parts on disk", f"{parts / n_e2e:.1f} bytes a game"))
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
+    title = f"### `dinolab bench {game_name}" + (f" --games {games}" if games else "") + "`"
+    return bench_section(title, cores, rows)
+
+
+def bench_section(title: str, cores: int, rows: list[tuple[str, str]]) -> str:
+    """A bench's Markdown section: ``title``, when and on which machine, and the table of
+    ``rows`` (measure, value)."""
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (
-        f"### `dinolab bench {game_name}" + (f" --games {games}" if games else "") + "`\n\n"
+        f"{title}\n\n"
         f"{when}; {platform.node()}; {cores} cores; Python {platform.python_version()}\n\n"
         "| measure | value |\n|---|---|\n"
     )
@@ -169,10 +183,6 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
     before), and the whole ``dinolab sweep`` command from a cold start (report included).
     ``make_measurer(setup, metrics)``: the CLI's metrics (``simulate`` never imports
     ``reports``)."""
-    from simulate.config import build_config
-    from simulate.executors import ProcessExecutor
-    from simulate.study.sweep import plan_sweep, run_sweep
-
     game = get_game(game_name)
     bench = game.bench
     if not bench.study:
@@ -180,104 +190,144 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
     n = games or bench.study_games
     cores = os.cpu_count() or 1
     rows: list[tuple[str, str]] = []
-
-    def config(games_per_point: int, chunk: int | None = None):
-        return build_config(
-            game.name,
-            n_players=bench.players,
-            strategies=bench.lineup,
-            rotate=False,
-            seed=1,
-            games=games_per_point,
-            chunk_size=chunk,
-        )
-
     with tempfile.TemporaryDirectory() as tmp:
         for label, names in (("default metrics", None), ("shared metrics", SHARED_METRICS)):
-            measurer = make_measurer(config(n)[1], names)
-
-            def plan(name: str, params, games_per_point: int, chunk=None, measurer=measurer):
-                return plan_sweep(
-                    config(games_per_point, chunk),
-                    params=list(params),
-                    design="grid",
-                    samples=None,
-                    assignments=[],
-                    rules_file=None,
-                    tables=measurer.tables,
-                    metrics=measurer.names,
-                    out=str(Path(tmp) / name),
-                    resume=False,
-                    force=False,
-                )
-
-            sweep = plan(f"timed-{label}", bench.study, n)
-            log = set(measurer.tables) != {"games", "players"}
-            kernel = 0.0
-            for p in sweep.points:
-                warmup(p.setup)
-                kernel += min(kernel_seconds(p.setup, n, log) for _ in range(2))
-            executor = ProcessExecutor(cores)
-            try:
-                first = bench.study[0].split("..")[0].split(",")[0]
-                # every worker started and its kernels loaded: many small chunks
-                warm = plan(f"warm-{label}", [first], 8 * cores * 50, chunk=50)
-                run_sweep(warm, executor, measurer)
-                t0 = time.perf_counter()
-                run_sweep(sweep, executor, measurer)
-                study = time.perf_counter() - t0
-            finally:
-                executor.close()
-            rows.append(
-                (
-                    f"{label} ({', '.join(measurer.tables)}): {len(sweep.points)} points x {n:,} "
-                    f"games ({', '.join(bench.study)}); kernel only over {cores} cores",
-                    f"{kernel / cores:.2f} s ({kernel:.2f} s on one core)",
-                )
-            )
-            rows.append(
-                (
-                    f"{label}: the sweep through {cores} warm workers (played, written, measured)",
-                    f"{study:.2f} s, {study * cores / kernel:.2f}x the kernel-only time",
-                )
-            )
-        params = [a for spec in bench.study for a in ("--param", spec)]
-        cmd = [
-            sys.executable,
-            "-m",
-            "simulate.cli",
-            "sweep",
-            game.name,
-            *params,
-            "-n",
-            str(n),
-            "-p",
-            str(bench.players),
-            "-s",
-            bench.lineup,
-            "--no-progress",
-            "--out",
-            str(Path(tmp) / "cli"),
-        ]
-        t0 = time.perf_counter()
-        subprocess.run(
-            cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
-        )
+            measurer = make_measurer(_study_config(game.name, bench, n)[1], names)
+            rows += _metric_set_rows(game.name, bench, n, cores, label, measurer, Path(tmp))
+        seconds = _cold_sweep_seconds(game.name, bench, n, Path(tmp) / "cli")
         rows.append(
             (
                 "`dinolab sweep` (default metrics) from a cold start: workers started, "
                 "kernels loaded, report written",
-                f"{time.perf_counter() - t0:.1f} s",
+                f"{seconds:.1f} s",
             )
         )
-    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    head = (
-        f"### `dinolab bench {game_name} --study`"
-        + (f" (`--games {games}`)" if games else "")
-        + f"\n\n{when}; {platform.node()}; {cores} cores; Python "
-        f"{platform.python_version()}\n\n| measure | value |\n|---|---|\n"
+    title = f"### `dinolab bench {game_name} --study`" + (f" (`--games {games}`)" if games else "")
+    return bench_section(title, cores, rows)
+
+
+def _study_config(
+    game_name: str, bench: Bench, games_per_point: int, chunk: int | None = None
+) -> tuple[RunConfig, Setup]:
+    """The study benchmark's base configuration: the bench lineup, seed 1, not rotated."""
+    from simulate.config import build_config
+
+    return build_config(
+        game_name,
+        n_players=bench.players,
+        strategies=bench.lineup,
+        rotate=False,
+        seed=1,
+        games=games_per_point,
+        chunk_size=chunk,
     )
-    return head + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+def _study_sweep(
+    game_name: str,
+    bench: Bench,
+    params: Sequence[str],
+    games_per_point: int,
+    measurer: Measurer,
+    out: Path,
+    chunk: int | None = None,
+) -> Sweep:
+    """A fresh grid sweep over ``params`` (``--param`` specs) in ``out``, logging the tables
+    ``measurer`` needs."""
+    from simulate.study.sweep import plan_sweep
+
+    return plan_sweep(
+        _study_config(game_name, bench, games_per_point, chunk),
+        params=list(params),
+        design="grid",
+        samples=None,
+        assignments=[],
+        rules_file=None,
+        tables=measurer.tables,
+        metrics=measurer.names,
+        out=str(out),
+        resume=False,
+        force=False,
+    )
+
+
+def _metric_set_rows(
+    game_name: str,
+    bench: Bench,
+    n: int,
+    cores: int,
+    label: str,
+    measurer: Measurer,
+    tmp: Path,
+) -> list[tuple[str, str]]:
+    """The study benchmark's rows for one metric set: the sweep's kernel-only time against
+    the sweep through warm workers."""
+    sweep = _study_sweep(game_name, bench, bench.study, n, measurer, tmp / f"timed-{label}")
+    log = set(measurer.tables) != {"games", "players"}
+    kernel = 0.0
+    for p in sweep.points:
+        warmup(p.setup)
+        kernel += min(kernel_seconds(p.setup, n, log) for _ in range(2))
+    study = _warm_sweep_seconds(game_name, bench, sweep, measurer, cores, tmp / f"warm-{label}")
+    return [
+        (
+            f"{label} ({', '.join(measurer.tables)}): {len(sweep.points)} points x {n:,} "
+            f"games ({', '.join(bench.study)}); kernel only over {cores} cores",
+            f"{kernel / cores:.2f} s ({kernel:.2f} s on one core)",
+        ),
+        (
+            f"{label}: the sweep through {cores} warm workers (played, written, measured)",
+            f"{study:.2f} s, {study * cores / kernel:.2f}x the kernel-only time",
+        ),
+    ]
+
+
+def _warm_sweep_seconds(
+    game_name: str, bench: Bench, sweep: Sweep, measurer: Measurer, cores: int, warm_out: Path
+) -> float:
+    """Seconds ``sweep`` takes through ``cores`` workers, every one started and its kernels
+    loaded first by a small sweep of many small chunks (in ``warm_out``)."""
+    from simulate.executors import ProcessExecutor
+    from simulate.study.sweep import run_sweep
+
+    executor = ProcessExecutor(cores)
+    try:
+        first = bench.study[0].split("..")[0].split(",")[0]
+        warm = _study_sweep(game_name, bench, [first], 8 * cores * 50, measurer, warm_out, 50)
+        run_sweep(warm, executor, measurer)
+        t0 = time.perf_counter()
+        run_sweep(sweep, executor, measurer)
+        return time.perf_counter() - t0
+    finally:
+        executor.close()
+
+
+def _cold_sweep_seconds(game_name: str, bench: Bench, n: int, out: Path) -> float:
+    """Wall seconds of the whole ``dinolab sweep`` command of the study benchmark, from a
+    cold start (a subprocess), writing into ``out``."""
+    params = [a for spec in bench.study for a in ("--param", spec)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "simulate.cli",
+        "sweep",
+        game_name,
+        *params,
+        "-n",
+        str(n),
+        "-p",
+        str(bench.players),
+        "-s",
+        bench.lineup,
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+    t0 = time.perf_counter()
+    subprocess.run(
+        cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    return time.perf_counter() - t0
 
 
 SHARED_METRICS = ("balance", "seat_gap", "seat_share", "length", "shared", "strategy_share")

@@ -3,6 +3,8 @@ executors, and the options the study commands (sweep, search) declare alike."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +31,16 @@ def say_if_fresh(resume: bool, mode: str, out: object) -> None:
 
     if notice := fresh_notice(resume, mode, out):
         typer.echo(notice)
+
+
+@contextlib.contextmanager
+def exit_on_interrupt(hint: str) -> Iterator[None]:
+    """On Ctrl-C, say on stderr how to finish the work (``hint``) and exit with code 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted; {hint}", err=True)
+        raise typer.Exit(130) from None
 
 
 def game_report(game: GameSpec) -> GameReport:

@@ -11,69 +11,79 @@ from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo, warn
 from simulate.cli.common import Players, Progress, RuleChanges, Workers
 
+Games = Annotated[int | None, typer.Option("--games", "-n", help="Games to play.")]
+Seed = Annotated[int | None, typer.Option(help="Root seed: game i is keyed by (seed, i).")]
+Lineup = Annotated[
+    str | None,
+    typer.Option(
+        "--strategy",
+        "-s",
+        help="Bots: one name for every seat, or one per seat: greedy,random,cautious\\[aim=0.7]",
+    ),
+]
+RotateRun = Annotated[
+    bool | None,
+    typer.Option(
+        "--rotate/--no-rotate",
+        help="Rotate the lineup round the table; each deal is played once per rotation.",
+    ),
+]
+RuleSet = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Change a rule: --set hand_size=4 (repeatable)."),
+]
+RunDir = Annotated[
+    str | None,
+    typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
+]
+RunBackend = Annotated[
+    str,
+    typer.Option(
+        help="Where chunks run: local processes, or dask (needs the dinolab[dask] extra)."
+    ),
+]
+RunScheduler = Annotated[
+    str | None,
+    typer.Option(
+        help="Dask scheduler address, e.g. tcp://host:8786 (or $DINOLAB_DASK_SCHEDULER); "
+        "without one, --backend dask starts a local cluster."
+    ),
+]
+ChunkSize = Annotated[
+    int | None, typer.Option(help="Games per chunk (one Parquet part per table).")
+]
+LoggedTables = Annotated[
+    str | None,
+    typer.Option(
+        help="Log only these tables, e.g. games,players (always logged) or "
+        "games,players,turns: faster, smaller runs for the analyses that need only them "
+        "(default: every table; `dinolab games GAME` lists them)."
+    ),
+]
+ResumeRun = Annotated[
+    bool, typer.Option(help="Finish an interrupted run; only missing chunks are played.")
+]
+Force = Annotated[bool, typer.Option(help="Replace an existing run in --out.")]
+
 
 @app.command()
 def simulate(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dkd.")],
-    games: Annotated[int | None, typer.Option("--games", "-n", help="Games to play.")] = None,
+    games: Games = None,
     players: Players = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Root seed: game i is keyed by (seed, i).")
-    ] = None,
-    strategy: Annotated[
-        str | None,
-        typer.Option(
-            "--strategy",
-            "-s",
-            help="Bots: one name for every seat, or one per seat: "
-            "greedy,random,cautious\\[aim=0.7]",
-        ),
-    ] = None,
-    rotate: Annotated[
-        bool | None,
-        typer.Option(
-            "--rotate/--no-rotate",
-            help="Rotate the lineup round the table; each deal is played once per rotation.",
-        ),
-    ] = None,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="Change a rule: --set hand_size=4 (repeatable)."),
-    ] = None,
+    seed: Seed = None,
+    strategy: Lineup = None,
+    rotate: RotateRun = None,
+    assignments: RuleSet = None,
     rules_file: RuleChanges = None,
-    out: Annotated[
-        str | None,
-        typer.Option("--out", "-o", help="Run directory: a folder, or a URL such as s3://b/x."),
-    ] = None,
+    out: RunDir = None,
     workers: Workers = None,
-    backend: Annotated[
-        str,
-        typer.Option(
-            help="Where chunks run: local processes, or dask (needs the dinolab[dask] extra)."
-        ),
-    ] = "local",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            help="Dask scheduler address, e.g. tcp://host:8786 (or $DINOLAB_DASK_SCHEDULER); "
-            "without one, --backend dask starts a local cluster."
-        ),
-    ] = None,
-    chunk_size: Annotated[
-        int | None, typer.Option(help="Games per chunk (one Parquet part per table).")
-    ] = None,
-    tables: Annotated[
-        str | None,
-        typer.Option(
-            help="Log only these tables, e.g. games,players (always logged) or "
-            "games,players,turns: faster, smaller runs for the analyses that need only them "
-            "(default: every table; `dinolab games GAME` lists them)."
-        ),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option(help="Finish an interrupted run; only missing chunks are played.")
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Replace an existing run in --out.")] = False,
+    backend: RunBackend = "local",
+    scheduler: RunScheduler = None,
+    chunk_size: ChunkSize = None,
+    tables: LoggedTables = None,
+    resume: ResumeRun = False,
+    force: Force = False,
     progress: Progress = None,
 ) -> None:
     """Play many games and log them to Parquet under --out.

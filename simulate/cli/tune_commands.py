@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo, warn
+from simulate.cli.app import app, echo
 from simulate.cli.common import (
     Backend,
     Players,
@@ -17,6 +17,7 @@ from simulate.cli.common import (
     RulesFile,
     Scheduler,
     Workers,
+    exit_on_interrupt,
     report_mapper,
     say_if_compiling,
     study_executor,
@@ -114,6 +115,46 @@ def tuned_lines(request: TuneRequest, body: dict, html: str) -> list[str]:
     return lines
 
 
+Against = Annotated[
+    str,
+    typer.Option(
+        help="The field: one bot for every other seat, or one per other seat "
+        "(default: the game's default bot).",
+    ),
+]
+FieldTiers = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tier",
+        "-t",
+        help="A field at a strength tier: one strategy spec in every other seat, e.g. "
+        "greedy or strong\\[playouts=16]. Repeatable, cheapest first: the tuning plays "
+        "the first, the best parameters are confirmed against each (not with --against).",
+    ),
+]
+ParamsFile = Annotated[
+    str,
+    typer.Option(
+        "--out",
+        "-o",
+        help="The parameter file to write (.json); its working folder is beside it (FILE.tune/).",
+    ),
+]
+TunedParams = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="Tune only these parameters, or over a narrower range: KEY=LO..HI or "
+        "KEY=V1,V2 (default: every declared parameter over its whole range).",
+    ),
+]
+SeedBlock = Annotated[int | None, typer.Option(help="Games per seed block (default: budget / 80).")]
+FixedRules = Annotated[list[str] | None, typer.Option("--set", help="A rule change (repeatable).")]
+Resume = Annotated[
+    bool, typer.Option(help="Finish an interrupted tuning (replayed from its blocks).")
+]
+
+
 @app.command()
 def tune(
     game: Annotated[str, typer.Argument(help="Game name or alias, e.g. oos.")],
@@ -121,56 +162,20 @@ def tune(
         str,
         typer.Option("--strategy", "-s", help="The bot whose declared parameters are tuned."),
     ],
-    against: Annotated[
-        str,
-        typer.Option(
-            help="The field: one bot for every other seat, or one per other seat "
-            "(default: the game's default bot).",
-        ),
-    ] = "",
-    tier: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tier",
-            "-t",
-            help="A field at a strength tier: one strategy spec in every other seat, e.g. "
-            "greedy or strong\\[playouts=16]. Repeatable, cheapest first: the tuning plays "
-            "the first, the best parameters are confirmed against each (not with --against).",
-        ),
-    ] = None,
+    against: Against = "",
+    tier: FieldTiers = None,
     budget: Annotated[int, typer.Option(help="Games to spend in all.")] = 200_000,
-    out: Annotated[
-        str,
-        typer.Option(
-            "--out",
-            "-o",
-            help="The parameter file to write (.json); its working folder is "
-            "beside it (FILE.tune/).",
-        ),
-    ] = "tuned.json",
-    param: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--param",
-            help="Tune only these parameters, or over a narrower range: KEY=LO..HI or "
-            "KEY=V1,V2 (default: every declared parameter over its whole range).",
-        ),
-    ] = None,
+    out: ParamsFile = "tuned.json",
+    param: TunedParams = None,
     players: Players = None,
     seed: Annotated[int, typer.Option(help="Root seed of the tuning's seed blocks.")] = 0,
-    block: Annotated[
-        int | None, typer.Option(help="Games per seed block (default: budget / 80).")
-    ] = None,
-    assignments: Annotated[
-        list[str] | None, typer.Option("--set", help="A rule change (repeatable).")
-    ] = None,
+    block: SeedBlock = None,
+    assignments: FixedRules = None,
     rules_file: RulesFile = None,
     workers: Workers = None,
     backend: Backend = "local",
     scheduler: Scheduler = None,
-    resume: Annotated[
-        bool, typer.Option(help="Finish an interrupted tuning (replayed from its blocks).")
-    ] = False,
+    resume: Resume = False,
     force: Annotated[bool, typer.Option(help="Replace a tuning's working folder.")] = False,
     progress: Progress = None,
 ) -> None:
@@ -216,7 +221,7 @@ def tune(
         resume=resume,
         force=force,
     )
-    try:
+    with exit_on_interrupt("run the same command with --resume to finish"):
         body, html = tune_bot(
             request,
             workers=workers,
@@ -225,8 +230,5 @@ def tune(
             progress=progress,
             echo=echo,
         )
-    except KeyboardInterrupt:
-        warn("interrupted; run the same command with --resume to finish")
-        raise typer.Exit(130) from None
     for line in tuned_lines(request, body, html):
         echo(line)
