@@ -24,7 +24,7 @@ from reports import robustness as robust
 from reports.aggregate import Mapper, prefetch
 from reports.game import GameReport
 from reports.measure import features_partial, measure_run
-from reports.metrics import Estimate
+from reports.metrics import Estimate, Ref
 from reports.section import Section, ci_text, rows_of
 from reports.source import RunData
 from reports.stats import p_text, with_wilson
@@ -54,6 +54,25 @@ def length_table(length: pl.DataFrame, most: int = 25) -> pl.DataFrame:
     return binned.select("rounds", "games", "share", "lo", "hi")
 
 
+HEADLINE_INTRO = (
+    "The headline figures of this run, each with its 95% interval and sample size, and "
+    "the bots (tier) each holds for; the sections below give the details and definitions. "
+    "The metric names are those `dinolab compare`, `sweep` and `search` use (`dinolab "
+    "games GAME` lists them)."
+)
+"""The glance table's opening words (a sentence on stronger bots may follow)."""
+FIRST_MOVER_ROWS = {
+    "first_share": "first_share: win share of the player who moved first",
+    "seat_share[0]": "seat_share[0]: seat 0's win share (first seat)",
+}
+"""The first-mover metric the glance table shows, in order of preference, and its label."""
+P_SIGNIFICANT = 0.05
+"""The p-value below which the glance table's note calls the seats different."""
+
+Row = tuple[str, str, str]
+"""A glance-table row: measure, value, note."""
+
+
 def headline(
     run: RunData,
     precision: float | None = None,
@@ -67,14 +86,32 @@ def headline(
     Each row names the bots it holds for (its *tier*). ``stronger``: the first mover's verdict
     with stronger bots (:func:`reports.robustness.conclusions`) and their label, shown beside
     the run's figure, and before it when the stronger bots change the answer."""
-    bal = common.seat_balance(run)
-    conv = common.convergence(run)
     refs = compare.headline_refs([run], game)
     est = measure_run(run, refs)
     n = run.games_logged
-    widest = widest_half_width(conv)
-    rows = [
-        ("games logged", f"{n:,}", ""),
+    widest = widest_half_width(common.convergence(run))
+    rows = _balance_rows(run)
+    first_at = len(rows)
+    rows.append(_first_mover_row(run, est))
+    rows += _outcome_rows(est, n)
+    rows += _game_metric_rows(refs, est)
+    rows += _precision_rows(widest, n, precision)
+    rows, lead = with_tiers(rows, robust.bot_label(run), first_at, stronger)
+    table = pl.DataFrame(rows, schema=["measure", "value", "tier", "note"], orient="row")
+    return Section(
+        "Balance at a glance",
+        HEADLINE_INTRO + lead,
+        table,
+        {"measure": "str", "value": "str", "tier": "str", "note": "str"},
+        key="headline",
+    )
+
+
+def _balance_rows(run: RunData) -> list[Row]:
+    """The game count, the seat balance and the test of equal seats."""
+    bal = common.seat_balance(run)
+    return [
+        ("games logged", f"{run.games_logged:,}", ""),
         (
             "balance (1 - largest gap between seats)",
             f"{bal['balance']:.3f} [{bal['lo']:.3f}, {bal['hi']:.3f}]",
@@ -84,34 +121,27 @@ def headline(
         (
             "seats equal? (Wald test)",
             f"chi2 {bal['chi2']:.1f}, {bal['df']} df, {p_text(bal['p_value'])}",
-            "p below 0.05 would mean the seats differ beyond sampling noise",
+            f"p below {P_SIGNIFICANT} would mean the seats differ beyond sampling noise",
         ),
     ]
-    first_at = len(rows)
-    if "first_share" in est:
-        rows.append(
-            (
-                "first_share: win share of the player who moved first",
-                pct_ci(est["first_share"]),
-                f"fair share {1 / run.n_players:.2%}",
-            )
-        )
-    else:
-        rows.append(
-            (
-                "seat_share[0]: seat 0's win share (first seat)",
-                pct_ci(est["seat_share[0]"]),
-                f"fair share {1 / run.n_players:.2%}",
-            )
-        )
+
+
+def _first_mover_row(run: RunData, est: dict[str, Estimate]) -> Row:
+    """The first mover's win share (seat 0's where the game has no first mover)."""
+    name = next(m for m in FIRST_MOVER_ROWS if m in est)
+    return (FIRST_MOVER_ROWS[name], pct_ci(est[name]), f"fair share {1 / run.n_players:.2%}")
+
+
+def _outcome_rows(est: dict[str, Estimate], n: int) -> list[Row]:
+    """Shared victories, games stopped by the turn cap (where measured) and game length."""
     shared = est["shared"]
-    rows.append(
+    rows = [
         (
             "shared: games ending in a shared victory",
             pct_ci(shared, 3),
             f"{round(shared.value * n):,} games",
         )
-    )
+    ]
     if "capped" in est:
         capped = est["capped"]
         rows.append(
@@ -122,19 +152,25 @@ def headline(
             )
         )
     rows.append(("length: mean rounds per game", num_ci(est["length"]), ""))
-    for r in refs:
-        if r.metric.name not in compare.HEADLINE:
-            unit = "share" in r.metric.unit
-            rows.append(
-                (
-                    f"{r.name}: {r.metric.meaning}",
-                    pct_ci(est[r.name]) if unit else num_ci(est[r.name]),
-                    r.metric.unit,
-                )
-            )
-    rows.append(
-        ("widest seat interval (95%)", f"±{widest * 100:.2f} pp", "shrinks as 1/sqrt(games)")
-    )
+    return rows
+
+
+def _game_metric_rows(refs: Sequence[Ref], est: dict[str, Estimate]) -> list[Row]:
+    """The game's own game-by-game metrics (the shared headline ones have their rows)."""
+    return [
+        (
+            f"{r.name}: {r.metric.meaning}",
+            pct_ci(est[r.name]) if "share" in r.metric.unit else num_ci(est[r.name]),
+            r.metric.unit,
+        )
+        for r in refs
+        if r.metric.name not in compare.HEADLINE
+    ]
+
+
+def _precision_rows(widest: float, n: int, precision: float | None) -> list[Row]:
+    """The widest seat interval, and the games a wanted ``precision`` needs."""
+    rows = [("widest seat interval (95%)", f"±{widest * 100:.2f} pp", "shrinks as 1/sqrt(games)")]
     if precision:
         need = common.games_needed(widest, n, precision)
         more = max(0, need - n)
@@ -145,18 +181,7 @@ def headline(
                 f"play about {more:,} more games" if more else "already reached",
             )
         )
-    rows, lead = with_tiers(rows, robust.bot_label(run), first_at, stronger)
-    table = pl.DataFrame(rows, schema=["measure", "value", "tier", "note"], orient="row")
-    return Section(
-        "Balance at a glance",
-        "The headline figures of this run, each with its 95% interval and sample size, and "
-        "the bots (tier) each holds for; the sections below give the details and definitions. "
-        "The metric names are those `dinolab compare`, `sweep` and `search` use (`dinolab "
-        "games GAME` lists them)." + lead,
-        table,
-        {"measure": "str", "value": "str", "tier": "str", "note": "str"},
-        key="headline",
-    )
+    return rows
 
 
 def with_tiers(
@@ -193,6 +218,12 @@ def num_ci(e: Estimate) -> str:
     return f"{e.value:.3f} [{e.lo:.3f}, {e.hi:.3f}]"
 
 
+LENGTH_QUANTILES = (0.5, 0.9)
+"""The game-length section's median and the share of games its 'within' figure covers."""
+CONVERGENCE_TARGETS = (0.01, 0.005, 0.001)
+"""Seat-interval half-widths the convergence section says the games needed for."""
+
+
 def common_sections(
     run: RunData,
     precision: float | None = None,
@@ -200,95 +231,117 @@ def common_sections(
     stronger: tuple[robust.Verdict, str] | None = None,
 ) -> list[Section]:
     """The sections every game's report has (after the game's own come the variants)."""
+    return [
+        headline(run, precision, game, stronger),
+        seat_section(run),
+        *strategy_sections(run),
+        shared_section(run),
+        length_section(run),
+        convergence_section(run),
+    ]
+
+
+def seat_section(run: RunData) -> Section:
+    """Win share by seat, the balance with its interval and the test of equal seats."""
     seats = common.seat_win_share(run)
     bal = common.seat_balance(run)
     fair = 1 / run.n_players
     worst = seats.sort("diff").row(0, named=True)
     clustered = " clustered by deal (seats were rotated)" if run.config["rotate"] else ""
     best = seats.sort("diff", descending=True).row(0, named=True)
-    sections = [
-        headline(run, precision, game, stronger),
-        Section(
-            "Seat advantage",
-            f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
-            f"95% intervals{clustered}. "
-            f"A fair seat wins {fair:.2%}. Seat {best['seat']} does best ({ci_text(best)}), seat "
-            f"{worst['seat']} worst ({ci_text(worst)}). Balance (1 minus the largest gap between "
-            f"seats, Ludii's measure): {bal['balance']:.3f} [{bal['lo']:.3f}, {bal['hi']:.3f}] "
-            f"(delta method). Even with equal seats sampling noise opens a gap of about "
-            f"{bal['noise_gap'] * 100:.2f} percentage points, so the balance measured on few games "
-            f"is biased low by about that much. Test of equal seats: chi-square "
-            f"{bal['chi2']:.1f} on {bal['df']} degrees of freedom, {p_text(bal['p_value'])}.",
-            seats.with_columns(pl.col("seat").cast(pl.String)),
-            {"seat": "str", "n": "int", "mean": "pct_ci", "diff": "pp"},
-            plots.bars_with_ci(
-                [f"seat {s}" for s in seats["seat"]],
-                seats,
-                title="Win share by seat",
-                ylabel="win share, %",
-                reference=fair,
-            ),
-            key="seats",
+    return Section(
+        "Seat advantage",
+        f"Win share by seat (1 for an outright win, 1/k for a k-way shared win), with "
+        f"95% intervals{clustered}. "
+        f"A fair seat wins {fair:.2%}. Seat {best['seat']} does best ({ci_text(best)}), seat "
+        f"{worst['seat']} worst ({ci_text(worst)}). Balance (1 minus the largest gap between "
+        f"seats, Ludii's measure): {bal['balance']:.3f} [{bal['lo']:.3f}, {bal['hi']:.3f}] "
+        f"(delta method). Even with equal seats sampling noise opens a gap of about "
+        f"{bal['noise_gap'] * 100:.2f} percentage points, so the balance measured on few games "
+        f"is biased low by about that much. Test of equal seats: chi-square "
+        f"{bal['chi2']:.1f} on {bal['df']} degrees of freedom, {p_text(bal['p_value'])}.",
+        seats.with_columns(pl.col("seat").cast(pl.String)),
+        {"seat": "str", "n": "int", "mean": "pct_ci", "diff": "pp"},
+        plots.bars_with_ci(
+            [f"seat {s}" for s in seats["seat"]],
+            seats,
+            title="Win share by seat",
+            ylabel="win share, %",
+            reference=fair,
         ),
-    ]
+        key="seats",
+    )
+
+
+def strategy_sections(run: RunData) -> list[Section]:
+    """Win share by bot and the bots' ratings, where the run played more than one bot."""
     strategies = common.strategy_win_share(run)
-    if strategies.height > 1:
-        top = strategies.row(0, named=True)
-        sections.append(
-            Section(
-                "Strategies",
-                "Win share of each bot over every seat it played"
-                + (
-                    " (seats rotated, so every bot met every seat on the same deals)"
-                    if run.config["rotate"]
-                    else " (seats not rotated: seat effects are mixed in; use --rotate)"
-                )
-                + f". 'relative' is win share times the number of players (1 = a fair share). "
-                f"Strongest: {top['strategy']} at {ci_text(top)}.",
-                strategies,
-                {"strategy": "str", "n": "int", "mean": "pct_ci", "relative": "float"},
-                plots.bars_with_ci(
-                    strategies["strategy"].to_list(),
-                    strategies,
-                    title="Win share by strategy",
-                    ylabel="win share, %",
-                    reference=fair,
-                ),
-                key="strategies",
-            )
-        )
-        sections.append(rating_section([run]))
+    if strategies.height <= 1:
+        return []
+    top = strategies.row(0, named=True)
+    rotation = (
+        " (seats rotated, so every bot met every seat on the same deals)"
+        if run.config["rotate"]
+        else " (seats not rotated: seat effects are mixed in; use --rotate)"
+    )
+    shares = Section(
+        "Strategies",
+        "Win share of each bot over every seat it played"
+        + rotation
+        + f". 'relative' is win share times the number of players (1 = a fair share). "
+        f"Strongest: {top['strategy']} at {ci_text(top)}.",
+        strategies,
+        {"strategy": "str", "n": "int", "mean": "pct_ci", "relative": "float"},
+        plots.bars_with_ci(
+            strategies["strategy"].to_list(),
+            strategies,
+            title="Win share by strategy",
+            ylabel="win share, %",
+            reference=1 / run.n_players,
+        ),
+        key="strategies",
+    )
+    return [shares, rating_section([run])]
+
+
+def shared_section(run: RunData) -> Section:
+    """How many games ended with how many winners."""
     shared = common.shared_wins(run)
     share_shared = float(shared.filter(pl.col("n_winners") > 1)["share"].sum())
-    sections.append(
-        Section(
-            "Shared victories",
-            f"{share_shared:.3%} of games ended in a shared victory (every tie-break equal).",
-            shared,
-            {"n_winners": "int", "games": "int", "share": "pct_ci"},
-            key="shared",
-        )
+    return Section(
+        "Shared victories",
+        f"{share_shared:.3%} of games ended in a shared victory (every tie-break equal).",
+        shared,
+        {"n_winners": "int", "games": "int", "share": "pct_ci"},
+        key="shared",
     )
+
+
+def length_section(run: RunData) -> Section:
+    """The distribution of rounds per game, with its mean and quantiles."""
     length = common.game_length(run)
     cumulative = length["share"].cum_sum().to_numpy()
-    median = int(length["rounds"][int(np.searchsorted(cumulative, 0.5))])
-    p90 = int(length["rounds"][int(np.searchsorted(cumulative, 0.9))])
-    sections.append(
-        Section(
-            "Game length",
-            f"Rounds per game: mean {float((length['rounds'] * length['share']).sum()):.2f}, "
-            f"median {median}, 90% of games within {p90}.",
-            length_table(length),
-            {"rounds": "str", "games": "int", "share": "pct_ci"},
-            plots.histogram(
-                length["rounds"].to_list(),
-                length["games"].to_list(),
-                title="Game length",
-                xlabel="rounds",
-            ),
-            key="length",
-        )
+    median, within = (
+        int(length["rounds"][int(np.searchsorted(cumulative, q))]) for q in LENGTH_QUANTILES
     )
+    return Section(
+        "Game length",
+        f"Rounds per game: mean {float((length['rounds'] * length['share']).sum()):.2f}, "
+        f"median {median}, {LENGTH_QUANTILES[1]:.0%} of games within {within}.",
+        length_table(length),
+        {"rounds": "str", "games": "int", "share": "pct_ci"},
+        plots.histogram(
+            length["rounds"].to_list(),
+            length["games"].to_list(),
+            title="Game length",
+            xlabel="rounds",
+        ),
+        key="length",
+    )
+
+
+def convergence_section(run: RunData) -> Section:
+    """How seat 0's interval narrows with the games, and the games each target width needs."""
     conv = common.convergence(run)
     half = widest_half_width(conv)
     text = (
@@ -298,20 +351,17 @@ def common_sections(
         if half == half
         else "Too few games to measure how the intervals narrow."
     )
-    for target in (0.01, 0.005, 0.001):
+    for target in CONVERGENCE_TARGETS:
         need = common.games_needed(half, run.games_logged, target)
         text += f" ±{target * 100:g} pp needs about {need:,} games."
-    sections.append(
-        Section(
-            "Convergence",
-            text,
-            conv.filter(pl.col("seat") == 0).with_columns(pl.col("seat").cast(pl.String)),
-            {"games": "int", "mean": "pct_ci", "half_width": "pct"},
-            plots.convergence(conv, fair=fair),
-            key="convergence",
-        )
+    return Section(
+        "Convergence",
+        text,
+        conv.filter(pl.col("seat") == 0).with_columns(pl.col("seat").cast(pl.String)),
+        {"games": "int", "mean": "pct_ci", "half_width": "pct"},
+        plots.convergence(conv, fair=1 / run.n_players),
+        key="convergence",
     )
-    return sections
 
 
 def rating_section(runs: Sequence[RunData], mapper: Mapper | None = None) -> Section:

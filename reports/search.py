@@ -21,7 +21,7 @@ from reports.measure import differences, measure_run
 from reports.metrics import Estimate, Ref
 from reports.section import Section
 from reports.source import RunData
-from reports.sweep import ci
+from reports.sweep import ci, tier_names
 
 
 def _ci(d: Mapping[str, Any]) -> str:
@@ -55,59 +55,96 @@ def search_sections(
 ) -> list[Section]:
     """Every section of a search's report. ``pairs``: at each tier (``None``: a search
     without tiers), the current rules' and the recommendation's runs on the fresh seed."""
+    constrained = any(op in recommendation["target"] for op in "<>")
+    analysis = summary["analysis"]
+    return [
+        _recommendation(
+            record, summary, recommendation, pairs, refs, target_names, scale_text, mapper
+        ),
+        _minimal(analysis["minimal_changes"], record["current"], target_names, constrained),
+        _deviations(analysis["deviations"], constrained),
+        _finalists(record, summary),
+        _convergence(summary["trials"], record, _stopped(summary)),
+    ]
+
+
+def _chosen(summary: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The recommended finalist."""
+    return next(f for f in summary["finals"] if f["name"] == summary["recommendation"])
+
+
+def _answer(
+    record: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    recommendation: Mapping[str, Any],
+    target_names: Sequence[str],
+) -> str:
+    """The recommendation in words: what to change and what that moves, whether it meets
+    the constraints, and (with tiers) the finalists a stronger tier set back."""
     current = record["current"]
-    tiers = [t["name"] for t in record.get("tiers") or []]
+    tiers = tier_names(record)
     at = f" at {tiers[0]}" if tiers else ""
-    finals = summary["finals"]
-    rec = next(f for f in finals if f["name"] == summary["recommendation"])
-    base = finals[0]
-    games = summary["games"]
+    rec = _chosen(summary)
+    base = summary["finals"][0]
     words = change_words(rec["values"], current)
     if words == "no change":
-        headline = (
+        text = (
             "Keep the current rules: no configuration found was nearer the target on fresh "
             f"seeds (distance {_ci(base['score']['distance'])})."
         )
     else:
         moves = _metric_move(base["score"], rec["score"], target_names)
-        headline = (
+        text = (
             f"Change {words}: on fresh seeds{at} this moves {moves} "
             f"(distance from the target {_ci(base['score']['distance'])} -> "
             f"{_ci(rec['score']['distance'])}, paired change {_ci(rec['vs_current'])})."
         )
-    feasible = recommendation["meets_constraints"]
-    headline += (
-        ""
-        if feasible
-        else " It does not meet every constraint" + (" at every tier." if tiers else ".")
-    )
+    if not recommendation["meets_constraints"]:
+        text += " It does not meet every constraint" + (" at every tier." if tiers else ".")
     if tiers:
-        headline += (
+        text += (
             f" The search played {tiers[0]}; the finalists were confirmed at every tier "
             f"({', '.join(tiers)}), and the recommendation meets the constraints at each and "
             "is nearest the target at its worst tier."
         )
         for p in recommendation.get("passed_over", []):
             setting = change_words({**current, **p["params"]}, current)
-            headline += f" Not recommended: {setting}, as {p['why']}."
+            text += f" Not recommended: {setting}, as {p['why']}."
+    return text
+
+
+def _recommendation(
+    record: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    recommendation: Mapping[str, Any],
+    pairs: Sequence[tuple[str | None, RunData, RunData]],
+    refs: Sequence[Ref],
+    target_names: Sequence[str],
+    scale_text: str,
+    mapper: Mapper | None,
+) -> Section:
+    """The answer in words, the games spent, and every metric under the current rules and
+    the recommendation."""
+    answer = _answer(record, summary, recommendation, target_names)
+    games = summary["games"]
     comparison = _comparison(pairs, refs, mapper)
-    sections = [
-        Section(
-            "Recommendation",
-            f"Target: {recommendation['target']} ({scale_text}). {headline} The search spent "
-            f"{games['total']:,} games: {games['search']:,} on the search's seed blocks and "
-            f"{games['final']:,} re-measuring the finalists and the current rules on a seed "
-            "the search never played.",
-            comparison,
-            {c: "str" for c in comparison.columns},
-            key="recommendation",
-        )
-    ]
-    constrained = any(op in recommendation["target"] for op in "<>")
-    sections.append(
-        _minimal(summary["analysis"]["minimal_changes"], current, target_names, constrained)
+    return Section(
+        "Recommendation",
+        f"Target: {recommendation['target']} ({scale_text}). {answer} The search spent "
+        f"{games['total']:,} games: {games['search']:,} on the search's seed blocks and "
+        f"{games['final']:,} re-measuring the finalists and the current rules on a seed "
+        "the search never played.",
+        comparison,
+        {c: "str" for c in comparison.columns},
+        key="recommendation",
     )
-    sections.append(_deviations(summary["analysis"]["deviations"], constrained))
+
+
+def _finalists(record: Mapping[str, Any], summary: Mapping[str, Any]) -> Section:
+    """Every finalist (at each tier) against the current rules on the fresh seed."""
+    current = record["current"]
+    tiers = tier_names(record)
+    rec = _chosen(summary)
     rows = [
         {
             "run": v["folder"],
@@ -118,32 +155,33 @@ def search_sections(
             "meets constraints": "yes" if v["score"]["feasible"] else "no",
             "chosen": "yes" if f["name"] == rec["name"] else "",
         }
-        for f in finals
+        for f in summary["finals"]
         for v in f.get("tiers", [f])
     ]
-    sections.append(
-        Section(
-            "Finalists on fresh seeds",
-            f"The current rules and the best configurations of the search, each played on the "
-            f"same {record['settings']['final_games']:,} games of a seed the search never "
-            "played, compared with the current rules game by game. The recommendation is the "
-            + (
-                "finalist meeting the constraints at every tier that is nearest the target at "
-                "its worst tier. "
-                if tiers
-                else "nearest of them that meets the constraints. "
-            )
-            + "Each is a run folder (dinolab report, verify and replay work on it).",
-            pl.DataFrame(rows),
-            {c: "str" for c in rows[0]},
-            key="finalists",
+    return Section(
+        "Finalists on fresh seeds",
+        f"The current rules and the best configurations of the search, each played on the "
+        f"same {record['settings']['final_games']:,} games of a seed the search never "
+        "played, compared with the current rules game by game. The recommendation is the "
+        + (
+            "finalist meeting the constraints at every tier that is nearest the target at "
+            "its worst tier. "
+            if tiers
+            else "nearest of them that meets the constraints. "
         )
+        + "Each is a run folder (dinolab report, verify and replay work on it).",
+        pl.DataFrame(rows),
+        {c: "str" for c in rows[0]},
+        key="finalists",
     )
+
+
+def _stopped(summary: Mapping[str, Any]) -> str:
+    """Why the search stopped, and the one-step moves it then tried from the best."""
     stopped = summary.get("stopped", "")
     if summary.get("polish"):
         stopped += "; then one-step moves from the best: " + ", ".join(summary["polish"])
-    sections.append(_convergence(summary["trials"], record, stopped))
-    return sections
+    return stopped
 
 
 def _comparison(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -32,6 +32,12 @@ HEADLINE = ("balance", "seat_gap", "first_share", "length", "capped", "shared")
 """Metrics shown first, and compared between neighbouring points when there is no target."""
 MAX_FIGURES = 16
 """Most metric plots in one report (the others are in the points table and results.csv)."""
+POINT_METRICS = 6
+"""Metrics shown in the points table (every one is in results.csv)."""
+HEATMAP_METRICS = 4
+"""Most metrics drawn as heatmaps, for a grid over two knobs."""
+STEP_METRICS = 3
+"""Metrics compared between neighbouring points when there is no target nor headline one."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +129,11 @@ def neighbours(
     return out
 
 
+def tier_names(record: Mapping[str, Any]) -> list[str]:
+    """A study's strength tiers, cheapest first (none for a study without tiers)."""
+    return [t["name"] for t in record.get("tiers") or []]
+
+
 def _target_value(target: BoundTarget | None, metric: str) -> float | None:
     if target is None:
         return None
@@ -143,18 +154,40 @@ def sweep_sections(
     settings = record["settings"]
     knobs = [k["key"] for k in settings["knobs"]]
     names = ordered([r.name for r in refs], target)
-    first = points[0].run
-    tiers = [t["name"] for t in record.get("tiers") or []]
+    tiers = tier_names(record)
+    steps = {k: knob_values([p.values[k] for p in points]) for k in knobs}
+    sections = [
+        overview_section(record, points, knobs, steps, names),
+        points_section(points, knobs, names, bool(tiers)),
+        *metric_sections(points, knobs, refs, names, target, bool(tiers)),
+    ]
+    if len(knobs) == 2 and settings["design"] == "grid":
+        sections += heatmap_sections(points, knobs, names, target, tiers)
+    sections.append(steps_section(points, knobs, steps, refs, names, target, mapper))
+    if target is not None:
+        sections.append(target_section(points, knobs, target))
+    return sections
+
+
+def overview_section(
+    record: dict[str, Any],
+    points: Sequence[SweepPoint],
+    knobs: Sequence[str],
+    steps: dict[str, list[str]],
+    names: Sequence[str],
+) -> Section:
+    """What the sweep played: the game, bots or tiers, points, games, seed, knobs, metrics."""
+    settings = record["settings"]
+    tiers = tier_names(record)
     lineup = ", ".join(settings["strategies"]) + (" (rotated)" if settings["rotate"] else "")
     bots = (
         ("tiers", f"{', '.join(tiers)}: each tier's bot in every seat, the same games at each")
         if tiers
         else ("bots", lineup)
     )
-    steps = {k: knob_values([p.values[k] for p in points]) for k in knobs}
     overview = pl.DataFrame(
         [
-            ("game", f"{first.title}, {settings['players']} players"),
+            ("game", f"{points[0].run.title}, {settings['players']} players"),
             bots,
             ("points", f"{len(record['points'])} ({settings['design']})"),
             ("games per point", f"{settings['games']:,}"),
@@ -172,43 +205,56 @@ def sweep_sections(
         schema=["setting", "value"],
         orient="row",
     )
-    sections = [
-        Section(
-            "Sweep at a glance",
-            "A sweep plays the same games at every point, changing only the knobs below. Each "
-            "point is a run folder under "
-            + ("tiers/<i>-<tier>/points/ at each tier" if tiers else "points/")
-            + " (dinolab report, verify and replay work on it); results.csv holds every "
-            "point's metrics with their 95% intervals.",
-            overview,
-            {"setting": "str", "value": "str"},
-            key="sweep",
-        )
-    ]
-    shown = names[:6]
+    return Section(
+        "Sweep at a glance",
+        "A sweep plays the same games at every point, changing only the knobs below. Each "
+        "point is a run folder under "
+        + ("tiers/<i>-<tier>/points/ at each tier" if tiers else "points/")
+        + " (dinolab report, verify and replay work on it); results.csv holds every "
+        "point's metrics with their 95% intervals.",
+        overview,
+        {"setting": "str", "value": "str"},
+        key="sweep",
+    )
+
+
+def points_section(
+    points: Sequence[SweepPoint], knobs: Sequence[str], names: Sequence[str], tiered: bool
+) -> Section:
+    """Each point's knob values and its first :data:`POINT_METRICS` metrics."""
     table = pl.DataFrame(
         [
             {
                 "point": p.name,
                 **_tier(p),
                 **{k: p.values[k] for k in knobs},
-                **{m: ci(p.metrics[m]) for m in shown},
+                **{m: ci(p.metrics[m]) for m in names[:POINT_METRICS]},
             }
             for p in points
         ]
     )
-    sections.append(
-        Section(
-            "Points",
-            "Each point's knob values and its first metrics, value [95% interval]"
-            + (", at each tier." if tiers else "."),
-            table,
-            {c: "str" for c in table.columns},
-            key="points",
-        )
+    return Section(
+        "Points",
+        "Each point's knob values and its first metrics, value [95% interval]"
+        + (", at each tier." if tiered else "."),
+        table,
+        {c: "str" for c in table.columns},
+        key="points",
     )
+
+
+def metric_sections(
+    points: Sequence[SweepPoint],
+    knobs: Sequence[str],
+    refs: Sequence[Ref],
+    names: Sequence[str],
+    target: BoundTarget | None,
+    tiered: bool,
+) -> list[Section]:
+    """One plot per metric (the first :data:`MAX_FIGURES`) against the knobs, with the
+    points where it is highest and lowest."""
+    sections = []
     for m in names[:MAX_FIGURES]:
-        df = frame(points, knobs, m)
         ref = next(r for r in refs if r.name == m)
         best = max(points, key=lambda p: p.metrics[m].value)
         worst = min(points, key=lambda p: p.metrics[m].value)
@@ -218,41 +264,43 @@ def sweep_sections(
                 f"{ref.metric.meaning} ({ref.metric.unit}). Highest at {best.label}: "
                 f"{ci(best.metrics[m])}; lowest at {worst.label}: {ci(worst.metrics[m])}.",
                 figure=study_plots.metric_by_knobs(
-                    df,
+                    frame(points, knobs, m),
                     knobs,
                     m,
                     reference=_target_value(target, m),
-                    series=("tier",) if tiers else (),
+                    series=("tier",) if tiered else (),
                 ),
                 key=f"metric-{m}",
             )
         )
-    if len(knobs) == 2 and settings["design"] == "grid":
-        for m, tier in ((m, t) for m in names[:4] for t in tiers or [None]):
-            at = [p for p in points if p.tier == tier]
-            sections.append(
-                Section(
-                    f"{m} over {knobs[0]} and {knobs[1]}" + (f" at {tier}" if tier else ""),
-                    "One cell per point"
-                    + (
-                        " (colour: distance from the target)"
-                        if _target_value(target, m) is not None
-                        else ""
-                    )
-                    + ".",
-                    figure=study_plots.heatmap(
-                        frame(at, knobs, m),
-                        knobs[0],
-                        knobs[1],
-                        m,
-                        reference=_target_value(target, m),
-                    ),
-                    key=f"heatmap-{m}" + (f"-{tiers.index(tier)}" if tier else ""),
-                )
+    return sections
+
+
+def heatmap_sections(
+    points: Sequence[SweepPoint],
+    knobs: Sequence[str],
+    names: Sequence[str],
+    target: BoundTarget | None,
+    tiers: Sequence[str],
+) -> list[Section]:
+    """A heatmap over two knobs for each of the first :data:`HEATMAP_METRICS` metrics (at
+    each tier)."""
+    sections = []
+    for m, tier in ((m, t) for m in names[:HEATMAP_METRICS] for t in tiers or [None]):
+        at = [p for p in points if p.tier == tier]
+        reference = _target_value(target, m)
+        sections.append(
+            Section(
+                f"{m} over {knobs[0]} and {knobs[1]}" + (f" at {tier}" if tier else ""),
+                "One cell per point"
+                + (" (colour: distance from the target)" if reference is not None else "")
+                + ".",
+                figure=study_plots.heatmap(
+                    frame(at, knobs, m), knobs[0], knobs[1], m, reference=reference
+                ),
+                key=f"heatmap-{m}" + (f"-{tiers.index(tier)}" if tier else ""),
             )
-    sections.append(steps_section(points, knobs, steps, refs, names, target, mapper))
-    if target is not None:
-        sections.append(target_section(points, knobs, target))
+        )
     return sections
 
 
@@ -278,7 +326,7 @@ def steps_section(
     """Paired differences between neighbouring points, for the target's (or the headline)
     metrics."""
     compared = target.names if target is not None else [n for n in HEADLINE if n in names]
-    compared = compared or list(names[:3])
+    compared = compared or list(names[:STEP_METRICS])
     chosen = [r for r in refs if r.name in compared]
     rows = []
     for knob, a, b in neighbours(points, knobs, steps):
