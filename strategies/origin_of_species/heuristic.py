@@ -826,121 +826,177 @@ def attack_value(tb, st, s, c, o, t) -> float:
     return p * win + (1.0 - p) * fail
 
 
+NONE = np.int64(-1)
+"""A feeding step's answer when it does not act (every packed action is >= 0)."""
+
+
 @jit
-def feed_choice(tb, st, hp, fb, strict) -> np.int64:
-    s = st.actor
-    n = tb.n_players
-    na = st.n_an[s]
-    bank = st.bank
-    # my animals' remaining need and the food I can still count on
-    my_need = 0
-    my_fat = 0
-    for a in range(na):
+def own_shortfall(st, s) -> tuple[int, int]:
+    """Tokens seat ``s``'s hungry animals still need, and how many of them their fat covers."""
+    need = 0
+    fat = 0
+    for a in range(st.n_an[s]):
         if not is_fed(st, s, a):
-            my_need += st.an_need[s, a] - st.an_food[s, a]
-            my_fat += min(st.an_fat[s, a], st.an_need[s, a] - st.an_food[s, a])
-    # free: Piracy on the hungry opponent animal nearest to being fed
-    if not blocked(tb, st, fb, strict, pack(OP_PIRACY, 0, 0, 0, 0)):
-        for a in range(na):
-            if st.an_tr[s, a] & B_PIRACY and pirate_ok(tb, st, s, a):
-                bv = NEG
-                bo = -1
-                bt = -1
-                ties = np.int64(0)
-                for i in range(1, n):  # opponents from the left
-                    o = (s + i) % n
-                    for t in range(st.n_an[o]):
-                        if victim_ok(st, o, t):
-                            v = stakes(tb, st, o, t) - 2.0 * (st.an_need[o, t] - st.an_food[o, t])
-                            take, bv, ties = better(st, v, bv, ties)
-                            if take:
-                                bo, bt = o, t
-                if bo >= 0 and hp[HP.utility] > 0.0:
-                    return pack(OP_PIRACY, 0, bo, a, bt)
-    # free: Hibernation when the bank cannot feed the animal
-    if not blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) and hp[HP.utility] > 0.0:
-        for a in range(na):
-            if st.an_tr[s, a] & B_HIB and hib_ok(tb, st, s, a):
-                r = st.an_need[s, a] - st.an_food[s, a]
-                rem = r - min(st.an_fat[s, a], r)
-                short = my_need - my_fat - bank / n
-                if rem > 0 and (short >= rem or bank == 0):
-                    return pack(OP_HIBERNATE, 0, s, a, 0)
-    # free: Grazing when the bank, one token less, still holds more than this seat needs
+            need += st.an_need[s, a] - st.an_food[s, a]
+            fat += min(st.an_fat[s, a], st.an_need[s, a] - st.an_food[s, a])
+    return need, fat
+
+
+@jit
+def piracy_choice(tb, st, hp, fb, strict, s) -> np.int64:
+    """Free: Piracy on the hungry opponent animal nearest to being fed (or :data:`NONE`)."""
+    if blocked(tb, st, fb, strict, pack(OP_PIRACY, 0, 0, 0, 0)):
+        return NONE
+    n = tb.n_players
+    for a in range(st.n_an[s]):
+        if st.an_tr[s, a] & B_PIRACY and pirate_ok(tb, st, s, a):
+            bv = NEG
+            bo = -1
+            bt = -1
+            ties = np.int64(0)
+            for i in range(1, n):  # opponents from the left
+                o = (s + i) % n
+                for t in range(st.n_an[o]):
+                    if victim_ok(st, o, t):
+                        v = stakes(tb, st, o, t) - 2.0 * (st.an_need[o, t] - st.an_food[o, t])
+                        take, bv, ties = better(st, v, bv, ties)
+                        if take:
+                            bo, bt = o, t
+            if bo >= 0 and hp[HP.utility] > 0.0:
+                return pack(OP_PIRACY, 0, bo, a, bt)
+    return NONE
+
+
+@jit
+def hibernate_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
+    """Free: Hibernation for an animal the bank cannot feed (or :data:`NONE`)."""
+    if blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) or hp[HP.utility] <= 0.0:
+        return NONE
+    for a in range(st.n_an[s]):
+        if st.an_tr[s, a] & B_HIB and hib_ok(tb, st, s, a):
+            r = st.an_need[s, a] - st.an_food[s, a]
+            rem = r - min(st.an_fat[s, a], r)
+            short = need - fat - st.bank / tb.n_players
+            if rem > 0 and (short >= rem or st.bank == 0):
+                return pack(OP_HIBERNATE, 0, s, a, 0)
+    return NONE
+
+
+@jit
+def graze_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
+    """Free: Grazing when the bank, one token less, still holds more than the seat needs."""
     if (
-        bank > 0
+        st.bank > 0
         and hp[HP.utility] > 0.0
         and not blocked(tb, st, fb, strict, pack(OP_GRAZE, 0, 0, 0, 0))
-        and bank - 1 > my_need - my_fat
+        and st.bank - 1 > need - fat
     ):
-        for a in range(na):
+        for a in range(st.n_an[s]):
             if st.an_tr[s, a] & B_GRAZE and not (st.grazed[s] >> a) & 1:
                 return pack(OP_GRAZE, 0, s, a, 0)
-    if not st.main_done:
-        # red token
-        best_red = NEG
-        red_a = -1
-        ties = np.int64(0)
-        if bank > 0:
-            for a in range(na):
-                if not red_ok(tb, st, s, a):
-                    continue
-                r = st.an_need[s, a] - st.an_food[s, a]
-                if r > 0:
-                    v = 10.0 + stakes(tb, st, s, a) / r
-                    if st.an_links[s, a] > 0:
-                        v += 0.5
-                    # a symbiont unlocks its partner
-                    for l in range(st.n_ln[s]):
-                        if st.ln_kind[s, l] == LINK_SYMB and st.ln_a[s, l] == a:
-                            v += 1.0
-                else:
-                    v = 1.0 + 0.5 * hp[HP.fat]
-                take, best_red, ties = better(st, v, best_red, ties)
-                if take:
-                    red_a = a
-        # attack, if it can be worth more than the red token
-        if hp[HP.aggression] > 0.0 and not blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
-            red_cost = 0.0
-            if red_a >= 0:
-                red_cost = 3.0 if best_red >= 10.0 else 0.5
-            need_v = red_cost / hp[HP.aggression]
-            best_att = NEG
-            att = np.int64(-1)
-            ties = np.int64(0)
-            max_prey = -1.0
-            for c in range(na):
-                if not carn_ready(tb, st, s, c):
-                    continue
-                if max_prey < 0.0:
-                    max_prey = 0.0
-                    for o in range(n):  # a maximum: any order
-                        if o != s:
-                            for t in range(st.n_an[o]):
-                                max_prey = max(max_prey, stakes(tb, st, o, t))
-                if stakes(tb, st, s, c) + 1.6 + max_prey <= need_v:
-                    continue
-                for i in range(1, n + 1):  # from the left, own animals last
-                    o = (s + i) % n
+    return NONE
+
+
+@jit
+def red_choice(tb, st, hp, s) -> tuple[float, np.int64]:
+    """The best own animal for a red token and its value (-1 when none may take one): the
+    hungry one with the most points at stake per token needed, else into fat."""
+    best = NEG
+    red_a = np.int64(-1)
+    ties = np.int64(0)
+    if st.bank == 0:
+        return best, red_a
+    for a in range(st.n_an[s]):
+        if not red_ok(tb, st, s, a):
+            continue
+        r = st.an_need[s, a] - st.an_food[s, a]
+        if r > 0:
+            v = 10.0 + stakes(tb, st, s, a) / r
+            if st.an_links[s, a] > 0:
+                v += 0.5
+            for link in range(st.n_ln[s]):  # a symbiont unlocks its partner
+                if st.ln_kind[s, link] == LINK_SYMB and st.ln_a[s, link] == a:
+                    v += 1.0
+        else:
+            v = 1.0 + 0.5 * hp[HP.fat]
+        take, best, ties = better(st, v, best, ties)
+        if take:
+            red_a = a
+    return best, red_a
+
+
+@jit
+def attack_choice(tb, st, hp, fb, strict, s, best_red, red_a) -> np.int64:
+    """An attack when ``aggression`` times its value beats the red token (or :data:`NONE`)."""
+    if hp[HP.aggression] <= 0.0 or blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
+        return NONE
+    n = tb.n_players
+    red_cost = 0.0
+    if red_a >= 0:
+        red_cost = 3.0 if best_red >= 10.0 else 0.5
+    need_v = red_cost / hp[HP.aggression]
+    best_att = NEG
+    att = NONE
+    ties = np.int64(0)
+    max_prey = -1.0
+    for c in range(st.n_an[s]):
+        if not carn_ready(tb, st, s, c):
+            continue
+        if max_prey < 0.0:
+            max_prey = 0.0
+            for o in range(n):  # a maximum: any order
+                if o != s:
                     for t in range(st.n_an[o]):
-                        if target_ok(tb, st, s, c, o, t):
-                            v = attack_value(tb, st, s, c, o, t)
-                            take, best_att, ties = better(st, v, best_att, ties)
-                            if take:
-                                att = pack(OP_ATTACK, 0, o, c, t)
-            if att >= 0 and best_att > need_v and best_att > 0.0:
-                return att
-        # fat conversion once the bank is low
-        if not blocked(tb, st, fb, strict, pack(OP_FAT, 0, 0, 0, 0)) and (
-            bank <= hp[HP.fat_bank] or red_a < 0
-        ):
-            for a in range(na):
-                k = fat_max(tb, st, s, a)
-                if k > 0 and (red_a < 0 or bank <= hp[HP.fat_bank]):
-                    return pack(OP_FAT, 0, s, a, k)
-        if red_a >= 0:
-            return pack(OP_RED, 0, s, red_a, 0)
-    return np.int64(PASS)
+                        max_prey = max(max_prey, stakes(tb, st, o, t))
+        if stakes(tb, st, s, c) + 1.6 + max_prey <= need_v:
+            continue
+        for i in range(1, n + 1):  # from the left, own animals last
+            o = (s + i) % n
+            for t in range(st.n_an[o]):
+                if target_ok(tb, st, s, c, o, t):
+                    v = attack_value(tb, st, s, c, o, t)
+                    take, best_att, ties = better(st, v, best_att, ties)
+                    if take:
+                        att = pack(OP_ATTACK, 0, o, c, t)
+    if att >= 0 and best_att > need_v and best_att > 0.0:
+        return att
+    return NONE
+
+
+@jit
+def fat_choice(tb, st, hp, fb, strict, s, red_a) -> np.int64:
+    """Fat conversion once the bank is down to ``fat_bank`` (or nothing else feeds)."""
+    if blocked(tb, st, fb, strict, pack(OP_FAT, 0, 0, 0, 0)):
+        return NONE
+    if not (st.bank <= hp[HP.fat_bank] or red_a < 0):
+        return NONE
+    for a in range(st.n_an[s]):
+        k = fat_max(tb, st, s, a)
+        if k > 0 and (red_a < 0 or st.bank <= hp[HP.fat_bank]):
+            return pack(OP_FAT, 0, s, a, k)
+    return NONE
+
+
+@jit
+def feed_choice(tb, st, hp, fb, strict) -> np.int64:
+    """The feeding decision: the free traits first (the main action ends the turn), then the
+    main action: an attack, fat conversion or a red token; else pass."""
+    s = st.actor
+    need, fat = own_shortfall(st, s)
+    a = piracy_choice(tb, st, hp, fb, strict, s)
+    if a < 0:
+        a = hibernate_choice(tb, st, hp, fb, strict, s, need, fat)
+    if a < 0:
+        a = graze_choice(tb, st, hp, fb, strict, s, need, fat)
+    if a >= 0 or st.main_done:
+        return a if a >= 0 else np.int64(PASS)
+    best_red, red_a = red_choice(tb, st, hp, s)
+    a = attack_choice(tb, st, hp, fb, strict, s, best_red, red_a)
+    if a < 0:
+        a = fat_choice(tb, st, hp, fb, strict, s, red_a)
+    if a < 0 and red_a >= 0:
+        a = pack(OP_RED, 0, s, red_a, 0)
+    return a if a >= 0 else np.int64(PASS)
 
 
 # ---------------------------------------------------------------- defence and chains
