@@ -3,12 +3,14 @@ executors, and the options the study commands (sweep, search) declare alike."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from rules.core.errors import DinolabError
+from simulate.cli.app import echo, warn
 
 if TYPE_CHECKING:
     from reports.game import GameReport
@@ -29,6 +31,34 @@ def say_if_fresh(resume: bool, mode: str, out: object) -> None:
 
     if notice := fresh_notice(resume, mode, out):
         typer.echo(notice)
+
+
+T = TypeVar("T")
+
+
+def run_study(
+    study: Callable[..., T],
+    request: object,
+    workers: int | None,
+    backend: str,
+    scheduler: str | None,
+    progress: bool | None,
+) -> T:
+    """``study(request)`` (a study's composition function, e.g. ``sweep_study``) with the
+    command's execution options, echoing its lines; on Ctrl-C, the line that says how to finish
+    it, and exit status 130."""
+    try:
+        return study(
+            request,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
+        )
+    except KeyboardInterrupt:
+        warn("interrupted; run the same command with --resume to finish")
+        raise typer.Exit(130) from None
 
 
 def game_report(game: GameSpec) -> GameReport:
@@ -70,6 +100,7 @@ def study_executor(workers: int | None, backend: str, scheduler: str | None):
     return make_executor(workers, backend, scheduler)
 
 
+GameName = Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")]
 Players = Annotated[int | None, typer.Option("--players", "-p", help="Players per game.")]
 Strategy = Annotated[str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")]
 Rotate = Annotated[
