@@ -4,13 +4,14 @@ executors, and the options the study commands (sweep, search) declare alike."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from rules.core.errors import DinolabError
+from simulate.cli.app import echo, warn
 
 if TYPE_CHECKING:
     from reports.game import GameReport
@@ -39,8 +40,33 @@ def exit_on_interrupt(hint: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        typer.echo(f"interrupted; {hint}", err=True)
+        warn(f"interrupted; {hint}")
         raise typer.Exit(130) from None
+
+
+T = TypeVar("T")
+
+
+def run_study(
+    study: Callable[..., T],
+    request: object,
+    workers: int | None,
+    backend: str,
+    scheduler: str | None,
+    progress: bool | None,
+) -> T:
+    """``study(request)`` (a study's composition function, e.g. ``sweep_study``) with the
+    command's execution options, echoing its lines; on Ctrl-C, the line that says how to finish
+    it, and exit status 130."""
+    with exit_on_interrupt("run the same command with --resume to finish"):
+        return study(
+            request,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
+        )
 
 
 def game_report(game: GameSpec) -> GameReport:
@@ -82,6 +108,7 @@ def study_executor(workers: int | None, backend: str, scheduler: str | None):
     return make_executor(workers, backend, scheduler)
 
 
+GameName = Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")]
 Players = Annotated[int | None, typer.Option("--players", "-p", help="Players per game.")]
 Strategy = Annotated[str | None, typer.Option("--strategy", "-s", help="Bots, as for simulate.")]
 Rotate = Annotated[

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from simulate.cli.app import app, echo, warn
-from simulate.cli.common import Backend, Players, Progress, RuleChanges, Scheduler, Workers
+from simulate.cli.common import (
+    Backend,
+    Players,
+    Progress,
+    RuleChanges,
+    Scheduler,
+    Workers,
+    exit_on_interrupt,
+)
 
 if TYPE_CHECKING:
     from simulate.study.restrict import RestrictRequest
@@ -116,7 +124,7 @@ def restrict(
         out=out,
         chunk_size=chunk_size,
     )
-    try:
+    with exit_on_interrupt("run the same command again to finish the study"):
         html, md, table = restricted_play(
             request,
             workers=workers,
@@ -126,9 +134,6 @@ def restrict(
             echo=echo,
             warn=warn,
         )
-    except KeyboardInterrupt:
-        warn("interrupted; run the same command again to finish the study")
-        raise typer.Exit(130) from None
     for r in table.head(5).iter_rows(named=True):
         echo(
             f"  {r['option']}: {r['change'] * 100:+.2f} pp [{r['lo'] * 100:+.2f}, "

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo, warn
+from simulate.cli.app import app, echo
 from simulate.cli.common import (
     Backend,
+    GameName,
     Players,
     Progress,
     Rotate,
@@ -22,6 +23,7 @@ from simulate.cli.common import (
     Tiers,
     Workers,
     report_mapper,
+    run_study,
     say_if_compiling,
     say_if_fresh,
     study_executor,
@@ -125,72 +127,80 @@ def search_study(
     return out, summary, files
 
 
+Target = Annotated[
+    str,
+    typer.Option(
+        help="What to reach, terms joined by commas: M (minimise, e.g. seat_gap), M=V "
+        "(e.g. first_share=0.5), constraints M<V or M>V (e.g. capped<0.001); M=V~S sets "
+        "the term's scale. `dinolab games GAME` lists the metrics."
+    ),
+]
+Params = Annotated[
+    list[str],
+    typer.Option(
+        "--param",
+        help="A knob and its range: KEY=LO..HI (integers, or a real range), "
+        "KEY=LO..HI:STEPS, or KEY=V1,V2,... Repeatable.",
+    ),
+]
+Budget = Annotated[
+    int, typer.Option(help="Games to spend in all: search, answers and re-measurement.")
+]
+Block = Annotated[
+    int | None,
+    typer.Option(
+        help="Games per seed block (default: the budget / 80). Every trial plays the same blocks."
+    ),
+]
+Blocks = Annotated[
+    int, typer.Option(help="Blocks of a full evaluation (a trial may stop earlier).")
+]
+Finalists = Annotated[int, typer.Option(help="Best configurations re-measured on fresh seeds.")]
+FinalGames = Annotated[
+    int | None, typer.Option(help="Games of each re-measurement (default: one full evaluation).")
+]
+Seed = Annotated[int, typer.Option(help="Root seed of the search's blocks.")]
+Assignments = Annotated[
+    list[str] | None, typer.Option("--set", help="A fixed rule change (repeatable).")
+]
+Out = Annotated[
+    str | None,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Search folder: search.db, recommendation.json, "
+        "final/ and the report (a local folder).",
+    ),
+]
+Resume = Annotated[
+    bool, typer.Option(help="Finish an interrupted search (replayed from its kept blocks).")
+]
+Force = Annotated[bool, typer.Option(help="Replace a search in --out.")]
+
+
 @app.command()
 def search(
-    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")],
-    target: Annotated[
-        str,
-        typer.Option(
-            help="What to reach, terms joined by commas: M (minimise, e.g. seat_gap), M=V "
-            "(e.g. first_share=0.5), constraints M<V or M>V (e.g. capped<0.001); M=V~S sets "
-            "the term's scale. `dinolab games GAME` lists the metrics."
-        ),
-    ],
-    param: Annotated[
-        list[str],
-        typer.Option(
-            "--param",
-            help="A knob and its range: KEY=LO..HI (integers, or a real range), "
-            "KEY=LO..HI:STEPS, or KEY=V1,V2,... Repeatable.",
-        ),
-    ],
-    budget: Annotated[
-        int, typer.Option(help="Games to spend in all: search, answers and re-measurement.")
-    ] = 400_000,
-    block: Annotated[
-        int | None,
-        typer.Option(
-            help="Games per seed block (default: the budget / 80). Every trial plays "
-            "the same blocks."
-        ),
-    ] = None,
-    blocks: Annotated[
-        int, typer.Option(help="Blocks of a full evaluation (a trial may stop earlier).")
-    ] = 4,
-    finalists: Annotated[
-        int, typer.Option(help="Best configurations re-measured on fresh seeds.")
-    ] = 2,
-    final_games: Annotated[
-        int | None,
-        typer.Option(help="Games of each re-measurement (default: one full evaluation)."),
-    ] = None,
+    game: GameName,
+    target: Target,
+    param: Params,
+    budget: Budget = 400_000,
+    block: Block = None,
+    blocks: Blocks = 4,
+    finalists: Finalists = 2,
+    final_games: FinalGames = None,
     players: Players = None,
     strategy: Strategy = None,
     tier: Tiers = None,
     rotate: Rotate = False,
-    seed: Annotated[int, typer.Option(help="Root seed of the search's blocks.")] = 0,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A fixed rule change (repeatable)."),
-    ] = None,
+    seed: Seed = 0,
+    assignments: Assignments = None,
     rules_file: RulesFile = None,
-    out: Annotated[
-        str | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Search folder: search.db, recommendation.json, "
-            "final/ and the report (a local folder).",
-        ),
-    ] = None,
+    out: Out = None,
     workers: Workers = None,
     backend: Backend = "local",
     scheduler: Scheduler = None,
-    resume: Annotated[
-        bool,
-        typer.Option(help="Finish an interrupted search (replayed from its kept blocks)."),
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Replace a search in --out.")] = False,
+    resume: Resume = False,
+    force: Force = False,
     progress: Progress = None,
 ) -> None:
     """Search the knobs for the setting nearest a target, with paired seeds and intervals.
@@ -246,22 +256,17 @@ def search(
         resume=resume,
         force=force,
     )
-    try:
-        where, summary, (html, md) = search_study(
-            request,
-            workers=workers,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-            echo=echo,
-        )
-    except KeyboardInterrupt:
-        warn("interrupted; run the same command with --resume to finish")
-        raise typer.Exit(130) from None
+    where, summary, files = run_study(search_study, request, workers, backend, scheduler, progress)
+    print_outcome(where, summary, files)
+
+
+def print_outcome(where: str, summary: dict, files: tuple[str, str]) -> None:
+    """Print a finished search: why it stopped, its recommendation, and the files written."""
     rec = json.loads(Path(where, "recommendation.json").read_text())
     echo(f"search stopped: {summary['stopped']}")
     for line in recommendation_lines(rec):
         echo(line)
+    html, md = files
     echo(f"wrote {where}/recommendation.json, {html} and {md}")
 
 

@@ -17,12 +17,14 @@ from rules.core.errors import DinolabError
 from simulate.cli.app import app, echo
 from simulate.cli.common import (
     Backend,
+    GameName,
     Players,
     Progress,
     RulesFile,
     Scheduler,
     Workers,
     report_mapper,
+    run_study,
     say_if_compiling,
     say_if_fresh,
     study_executor,
@@ -125,81 +127,89 @@ def strength_curve(
     return StrengthOutcome(curve, plan.out, files)
 
 
+Metrics = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metric",
+        "-m",
+        help="A metric to follow along the tiers (repeatable, or several separated by "
+        "commas; a family's bare name means every argument). Default: the headline metrics "
+        "the game can measure. `dinolab games GAME` lists them.",
+    ),
+]
+StrengthTiers = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tier",
+        "-t",
+        help="A tier: one strategy spec played in every seat, e.g. random, heuristic, "
+        "search\\[rollouts=2]. Repeatable, weakest first (default: the game's declared "
+        "tiers).",
+    ),
+]
+TierGames = Annotated[
+    int | None,
+    typer.Option("--games", "-n", help="Games per tier (default 10,000; not with --precision)."),
+]
+Precision = Annotated[
+    float | None,
+    typer.Option(
+        help="Instead of -n: play each tier in doubling rounds until every metric's 95% "
+        "interval at that tier is at most this half-width (in the metric's unit)."
+    ),
+]
+MaxGames = Annotated[int, typer.Option(help="With --precision: the most games a tier may reach.")]
+Seed = Annotated[int, typer.Option(help="Root seed, shared by every tier (paired).")]
+Assignments = Annotated[
+    list[str] | None, typer.Option("--set", help="A rule change for every tier (repeatable).")
+]
+Out = Annotated[
+    str | None,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Study folder: tiers/, strength.json, strength.html and strength.md "
+        "(default runs/strength-GAME-seedSEED).",
+    ),
+]
+ChunkSize = Annotated[
+    int | None,
+    typer.Option(help="Games per chunk (default: a sixteenth of a tier, 1,000 at least)."),
+]
+Resume = Annotated[
+    bool, typer.Option(help="Finish an interrupted study; finished tiers are not played again.")
+]
+Force = Annotated[bool, typer.Option(help="Replace a strength study in --out.")]
+RatingGames = Annotated[
+    int,
+    typer.Option(
+        help="Also play each tier against the next (bots alternating round the table, "
+        "seats rotated) this many games, to rate the tiers on one Elo scale: the plots' "
+        "x axis and strength.json's 'ratings' (0: none; the plots order the tiers)."
+    ),
+]
+
+
 @app.command()
 def strength(
-    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")],
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="A metric to follow along the tiers (repeatable, or several separated by "
-            "commas; a family's bare name means every argument). Default: the headline metrics "
-            "the game can measure. `dinolab games GAME` lists them.",
-        ),
-    ] = None,
-    tier: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tier",
-            "-t",
-            help="A tier: one strategy spec played in every seat, e.g. random, heuristic, "
-            "search\\[rollouts=2]. Repeatable, weakest first (default: the game's declared "
-            "tiers).",
-        ),
-    ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option(
-            "--games", "-n", help="Games per tier (default 10,000; not with --precision)."
-        ),
-    ] = None,
-    precision: Annotated[
-        float | None,
-        typer.Option(
-            help="Instead of -n: play each tier in doubling rounds until every metric's 95% "
-            "interval at that tier is at most this half-width (in the metric's unit)."
-        ),
-    ] = None,
-    max_games: Annotated[
-        int, typer.Option(help="With --precision: the most games a tier may reach.")
-    ] = 200_000,
+    game: GameName,
+    metric: Metrics = None,
+    tier: StrengthTiers = None,
+    games: TierGames = None,
+    precision: Precision = None,
+    max_games: MaxGames = 200_000,
     players: Players = None,
-    seed: Annotated[int, typer.Option(help="Root seed, shared by every tier (paired).")] = 0,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A rule change for every tier (repeatable)."),
-    ] = None,
+    seed: Seed = 0,
+    assignments: Assignments = None,
     rules_file: RulesFile = None,
-    out: Annotated[
-        str | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Study folder: tiers/, strength.json, strength.html and strength.md "
-            "(default runs/strength-GAME-seedSEED).",
-        ),
-    ] = None,
+    out: Out = None,
     workers: Workers = None,
     backend: Backend = "local",
     scheduler: Scheduler = None,
-    chunk_size: Annotated[
-        int | None,
-        typer.Option(help="Games per chunk (default: a sixteenth of a tier, 1,000 at least)."),
-    ] = None,
-    resume: Annotated[
-        bool,
-        typer.Option(help="Finish an interrupted study; finished tiers are not played again."),
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Replace a strength study in --out.")] = False,
-    rating_games: Annotated[
-        int,
-        typer.Option(
-            help="Also play each tier against the next (bots alternating round the table, "
-            "seats rotated) this many games, to rate the tiers on one Elo scale: the plots' "
-            "x axis and strength.json's 'ratings' (0: none; the plots order the tiers)."
-        ),
-    ] = 0,
+    chunk_size: ChunkSize = None,
+    resume: Resume = False,
+    force: Force = False,
+    rating_games: RatingGames = 0,
     progress: Progress = None,
 ) -> None:
     """Follow a game's metrics up the strength tiers of its bots, on the same deals.
@@ -250,20 +260,14 @@ def strength(
         force=force,
         rating_games=rating_games,
     )
+    done = run_study(strength_curve, request, workers, backend, scheduler, progress)
+    print_outcome(done)
+
+
+def print_outcome(done: StrengthOutcome) -> None:
+    """Print a finished study: each metric's tiers and verdict, then the files written."""
     from reports.strength import summary_lines
 
-    try:
-        done = strength_curve(
-            request,
-            workers=workers,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-            echo=echo,
-        )
-    except KeyboardInterrupt:
-        typer.echo("interrupted; run the same command with --resume to finish", err=True)
-        raise typer.Exit(130) from None
     echo()
     for line in summary_lines(done.curve):
         echo(line)

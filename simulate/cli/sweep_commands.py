@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rules.core.errors import DinolabError
-from simulate.cli.app import app, echo, warn
+from simulate.cli.app import app, echo
 from simulate.cli.common import (
     Backend,
+    GameName,
     Players,
     Progress,
     Rotate,
@@ -25,6 +26,7 @@ from simulate.cli.common import (
     Tiers,
     Workers,
     report_mapper,
+    run_study,
     say_if_compiling,
     say_if_fresh,
     study_executor,
@@ -134,67 +136,80 @@ def sweep_study(
     return out, html, md
 
 
+Params = Annotated[
+    list[str],
+    typer.Option(
+        "--param",
+        help="A knob and its values: KEY=V1,V2,... or KEY=LO..HI (every integer; a real "
+        "knob in 5 steps) or KEY=LO..HI:STEPS. Repeatable. A knob is a rule key (dice), "
+        "a named element (gene_bag.tail) or a data entry (deck.Tyrannosaurus.size).",
+    ),
+]
+PointGames = Annotated[int, typer.Option("--games", "-n", help="Games per point.")]
+Design = Annotated[
+    str, typer.Option(help="grid (every combination) or lhs (a Latin hypercube sample).")
+]
+Samples = Annotated[int | None, typer.Option(help="Points of a Latin hypercube (--design lhs).")]
+Metrics = Annotated[
+    str | None,
+    typer.Option(
+        help="Metrics to measure, separated by commas (default: every metric the tables "
+        "allow; `dinolab games GAME` lists them)."
+    ),
+]
+Seed = Annotated[int, typer.Option(help="Root seed, shared by every point (paired).")]
+Assignments = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="A fixed rule change for every point (repeatable)."),
+]
+Tables = Annotated[
+    str | None,
+    typer.Option(
+        help="Tables each point logs, e.g. games,players (default: what the metrics read)."
+    ),
+]
+Out = Annotated[
+    str | None,
+    typer.Option("--out", "-o", help="Study folder: points/, results.csv and the report."),
+]
+ChunkSize = Annotated[int | None, typer.Option(help="Games per chunk.")]
+Target = Annotated[
+    str | None,
+    typer.Option(
+        help="Also list the points meeting this target in the report, e.g. "
+        "first_share=0.5,capped<0.001."
+    ),
+]
+Resume = Annotated[
+    bool, typer.Option(help="Finish an interrupted sweep; only missing points are played.")
+]
+Force = Annotated[bool, typer.Option(help="Replace a sweep in --out.")]
+
+
 @app.command()
 def sweep(
-    game: Annotated[str, typer.Argument(help="Game name or alias, e.g. dtb.")],
-    param: Annotated[
-        list[str],
-        typer.Option(
-            "--param",
-            help="A knob and its values: KEY=V1,V2,... or KEY=LO..HI (every integer; a real "
-            "knob in 5 steps) or KEY=LO..HI:STEPS. Repeatable. A knob is a rule key (dice), "
-            "a named element (gene_bag.tail) or a data entry (deck.Tyrannosaurus.size).",
-        ),
-    ],
-    games: Annotated[int, typer.Option("--games", "-n", help="Games per point.")] = 10_000,
-    design: Annotated[
-        str, typer.Option(help="grid (every combination) or lhs (a Latin hypercube sample).")
-    ] = "grid",
-    samples: Annotated[
-        int | None, typer.Option(help="Points of a Latin hypercube (--design lhs).")
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option(
-            help="Metrics to measure, separated by commas (default: every metric the tables "
-            "allow; `dinolab games GAME` lists them)."
-        ),
-    ] = None,
+    game: GameName,
+    param: Params,
+    games: PointGames = 10_000,
+    design: Design = "grid",
+    samples: Samples = None,
+    metrics: Metrics = None,
     players: Players = None,
     strategy: Strategy = None,
     tier: Tiers = None,
     rotate: Rotate = False,
-    seed: Annotated[int, typer.Option(help="Root seed, shared by every point (paired).")] = 0,
-    assignments: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A fixed rule change for every point (repeatable)."),
-    ] = None,
+    seed: Seed = 0,
+    assignments: Assignments = None,
     rules_file: RulesFile = None,
-    tables: Annotated[
-        str | None,
-        typer.Option(
-            help="Tables each point logs, e.g. games,players (default: what the metrics read)."
-        ),
-    ] = None,
-    out: Annotated[
-        str | None,
-        typer.Option("--out", "-o", help="Study folder: points/, results.csv and the report."),
-    ] = None,
+    tables: Tables = None,
+    out: Out = None,
     workers: Workers = None,
     backend: Backend = "local",
     scheduler: Scheduler = None,
-    chunk_size: Annotated[int | None, typer.Option(help="Games per chunk.")] = None,
-    target: Annotated[
-        str | None,
-        typer.Option(
-            help="Also list the points meeting this target in the report, e.g. "
-            "first_share=0.5,capped<0.001."
-        ),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option(help="Finish an interrupted sweep; only missing points are played.")
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Replace a sweep in --out.")] = False,
+    chunk_size: ChunkSize = None,
+    target: Target = None,
+    resume: Resume = False,
+    force: Force = False,
     progress: Progress = None,
 ) -> None:
     """Play a game at every point of a grid (or a Latin hypercube) of knob values, paired.
@@ -251,16 +266,5 @@ def sweep(
         resume=resume,
         force=force,
     )
-    try:
-        where, html, md = sweep_study(
-            request,
-            workers=workers,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-            echo=echo,
-        )
-    except KeyboardInterrupt:
-        warn("interrupted; run the same command with --resume to finish")
-        raise typer.Exit(130) from None
+    where, html, md = run_study(sweep_study, request, workers, backend, scheduler, progress)
     echo(f"wrote {where}/results.csv, {html} and {md}")

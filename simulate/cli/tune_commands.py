@@ -17,8 +17,8 @@ from simulate.cli.common import (
     RulesFile,
     Scheduler,
     Workers,
-    exit_on_interrupt,
     report_mapper,
+    run_study,
     say_if_compiling,
     study_executor,
 )
@@ -221,14 +221,6 @@ def tune(
         resume=resume,
         force=force,
     )
-    with exit_on_interrupt("run the same command with --resume to finish"):
-        body, html = tune_bot(
-            request,
-            workers=workers,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-            echo=echo,
-        )
+    body, html = run_study(tune_bot, request, workers, backend, scheduler, progress)
     for line in tuned_lines(request, body, html):
         echo(line)
