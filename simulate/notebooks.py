@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,8 +44,8 @@ class Launch:
 
     def shell(self) -> str:
         """The launch as one line a user could type."""
-        sets = " ".join(f"{k}={v}" for k, v in self.env.items())
-        return f"cd {self.cwd} && {sets} {' '.join(self.command)}"
+        sets = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
+        return f"cd {shlex.quote(str(self.cwd))} && {sets} {shlex.join(self.command)}"
 
 
 def notebook_names() -> list[str]:
