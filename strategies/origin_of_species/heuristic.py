@@ -830,7 +830,7 @@ NONE = np.int64(-1)
 """A feeding step's answer when it does not act (every packed action is >= 0)."""
 
 
-@jit
+@jit_inline
 def own_shortfall(st, s) -> tuple[int, int]:
     """Tokens seat ``s``'s hungry animals still need, and how many of them their fat covers."""
     need = 0
@@ -842,7 +842,7 @@ def own_shortfall(st, s) -> tuple[int, int]:
     return need, fat
 
 
-@jit
+@jit_inline
 def piracy_choice(tb, st, hp, fb, strict, s) -> np.int64:
     """Free: Piracy on the hungry opponent animal nearest to being fed (or :data:`NONE`)."""
     if blocked(tb, st, fb, strict, pack(OP_PIRACY, 0, 0, 0, 0)):
@@ -867,7 +867,7 @@ def piracy_choice(tb, st, hp, fb, strict, s) -> np.int64:
     return NONE
 
 
-@jit
+@jit_inline
 def hibernate_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
     """Free: Hibernation for an animal the bank cannot feed (or :data:`NONE`)."""
     if blocked(tb, st, fb, strict, pack(OP_HIBERNATE, 0, 0, 0, 0)) or hp[HP.utility] <= 0.0:
@@ -882,7 +882,7 @@ def hibernate_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
     return NONE
 
 
-@jit
+@jit_inline
 def graze_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
     """Free: Grazing when the bank, one token less, still holds more than the seat needs."""
     if (
@@ -897,7 +897,7 @@ def graze_choice(tb, st, hp, fb, strict, s, need, fat) -> np.int64:
     return NONE
 
 
-@jit
+@jit_inline
 def red_choice(tb, st, hp, s) -> tuple[float, np.int64]:
     """The best own animal for a red token and its value (-1 when none may take one): the
     hungry one with the most points at stake per token needed, else into fat."""
@@ -925,7 +925,7 @@ def red_choice(tb, st, hp, s) -> tuple[float, np.int64]:
     return best, red_a
 
 
-@jit
+@jit_inline
 def attack_choice(tb, st, hp, fb, strict, s, best_red, red_a) -> np.int64:
     """An attack when ``aggression`` times its value beats the red token (or :data:`NONE`)."""
     if hp[HP.aggression] <= 0.0 or blocked(tb, st, fb, strict, pack(OP_ATTACK, 0, 0, 0, 0)):
@@ -963,7 +963,7 @@ def attack_choice(tb, st, hp, fb, strict, s, best_red, red_a) -> np.int64:
     return NONE
 
 
-@jit
+@jit_inline
 def fat_choice(tb, st, hp, fb, strict, s, red_a) -> np.int64:
     """Fat conversion once the bank is down to ``fat_bank`` (or nothing else feeds)."""
     if blocked(tb, st, fb, strict, pack(OP_FAT, 0, 0, 0, 0)):
