@@ -51,9 +51,9 @@ REGISTRY = Registry(
         StrategyInfo(
             "strong",
             STRONG,
-            "the montecarlo search by sequential halving over imagined games cut off after a "
-            "few rounds, scored by events won ahead through a curve fitted on logged games "
-            "(strategies.core.montecarlo)",
+            "tuned's card where its odds separate the cards; among the cards they cannot "
+            "separate, the best by sequential halving over imagined games cut off after a few "
+            "rounds, scored through a curve fitted on logged games (strategies.core.montecarlo)",
             params.STRONG,
             cost=250,
         ),

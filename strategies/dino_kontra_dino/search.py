@@ -1,9 +1,13 @@
 """``montecarlo`` and ``strong``: Monte Carlo over determinised rollouts, using the rules engine
 itself (the search is :mod:`strategies.core.montecarlo`; this module gives it the game).
 
-``strong`` compares the same cards by sequential halving over a total of ``playouts`` imagined
-games, each cut off after ``horizon`` rounds and scored by the events won ahead of the best
-opponent through a logistic curve fitted on logged games (:mod:`reports.evaluation`).
+``strong`` plays ``tuned``'s card (``odds`` with the tuned parameters) wherever the odds
+separate its cards by more than ``gate``. Where they do not, it compares the cards within
+``gate`` of the best by sequential halving over a total of ``playouts`` imagined games, each
+cut off after ``horizon`` rounds and scored by the events won ahead of the best opponent
+through a logistic curve fitted on logged games (:mod:`reports.evaluation`). Searching every
+card instead was both slower and weaker: a few dozen greedy playouts overturn the prior's
+better choices (``docs/benchmarks.md``, issue 24).
 
 ``montecarlo``:
 
@@ -29,7 +33,7 @@ from rules.dino_kontra_dino.state import STATE
 from strategies.core.montecarlo import instantiate, margin_value
 from strategies.core.registry import MAX_SEATS
 from strategies.dino_kontra_dino.allowed import ALL, may_play
-from strategies.dino_kontra_dino.bots import play_greedy, unseen_by
+from strategies.dino_kontra_dino.bots import play_greedy, prior_strength, unseen_by, win_chance
 from strategies.dino_kontra_dino.params import STRONG_AT
 
 SCRATCH = np.dtype(
@@ -168,9 +172,38 @@ def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -
 
 
 @jit
+def prior_contenders(tb, st, seat: int, keep: float, field: float, gate: float, allowed: int):
+    """The slots whose ``odds`` value (:func:`~strategies.dino_kontra_dino.bots.play_odds`
+    with ``keep`` and ``field``) lies within ``gate`` of the best allowed one, as a bit mask."""
+    ev = st.events[st.turn]
+    value = np.full(st.hand_len, -1e18)
+    for k in range(st.hand_len):
+        if may_play(allowed, k):
+            c = st.hands[seat, k]
+            value[k] = win_chance(tb, st, seat, ev, tb.power[c, ev], field)
+            value[k] -= keep * prior_strength(tb, st, c, st.turn + 1) / 10.0
+    best = value.max()
+    close = 0
+    for k in range(st.hand_len):
+        if value[k] >= best - gate:
+            close |= 1 << k
+    return close
+
+
+@jit
 def play_strong(tb, st, seat: int, p, scratch, allowed: int) -> int:
-    """``strong``: sequential halving over imagined games cut off after a few rounds
-    (``p``: its parameters)."""
+    """``strong`` (``p``: its parameters): the ``odds`` prior's card, or, where the prior
+    cannot separate its best cards (values within ``gate``), the best of those by sequential
+    halving over imagined games cut off after a few rounds."""
+    close = prior_contenders(
+        tb, st, seat, p[STRONG_AT.keep], p[STRONG_AT.field], p[STRONG_AT.gate], allowed
+    )
+    if close & (close - 1) == 0:  # one contender: the prior's card
+        k = 0
+        while close > 1:
+            close >>= 1
+            k += 1
+        return k
     budget, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
     slope, lead = p[STRONG_AT.slope], p[STRONG_AT.lead]
-    return play_searched(tb, st, seat, budget, horizon, slope, lead, scratch, allowed)
+    return play_searched(tb, st, seat, budget, horizon, slope, lead, scratch, close)
