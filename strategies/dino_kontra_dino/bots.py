@@ -156,23 +156,27 @@ def win_chance(tb, st, seat: int, ev: int, strength: int, field: float) -> float
 
 
 @jit_inline
+def odds_value(tb, st, seat: int, card: int, keep: float, field: float) -> float:
+    """What ``odds`` thinks of playing ``card`` now: its chance of winning this event, less
+    ``keep`` times its mean strength over the events still to come (per 10 points)."""
+    ev = st.events[st.turn]
+    v = win_chance(tb, st, seat, ev, tb.power[card, ev], field)
+    return v - keep * prior_strength(tb, st, card, st.turn + 1) / 10.0
+
+
+@jit_inline
 def play_odds(tb, st, seat: int, keep: float, field: float, allowed: int) -> int:
-    """The card with the best chance of winning this event, less ``keep`` times what it is
-    worth later (its mean strength over the events still to come, per point of strength).
+    """The card with the best :func:`odds_value`.
 
     With ``keep`` = 0 it plays for this event alone (greedy with a sense of the odds: a card
     that cannot change the outcome is as good as any); with more it saves strong cards when a
     weaker one wins about as often, and throws its least useful card when nothing can win.
     Ties: the earlier slot (hand order, which no seat controls)."""
-    r = st.turn
-    ev = st.events[r]
     best, slot = -1e18, 0
     for k in range(st.hand_len):
         if not may_play(allowed, k):
             continue
-        c = st.hands[seat, k]
-        v = win_chance(tb, st, seat, ev, tb.power[c, ev], field)
-        v -= keep * prior_strength(tb, st, c, r + 1) / 10.0
+        v = odds_value(tb, st, seat, st.hands[seat, k], keep, field)
         if v > best:
             best, slot = v, k
     return slot

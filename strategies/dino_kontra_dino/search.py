@@ -33,7 +33,7 @@ from rules.dino_kontra_dino.state import STATE
 from strategies.core.montecarlo import instantiate, margin_value
 from strategies.core.registry import MAX_SEATS
 from strategies.dino_kontra_dino.allowed import ALL, may_play
-from strategies.dino_kontra_dino.bots import play_greedy, prior_strength, unseen_by, win_chance
+from strategies.dino_kontra_dino.bots import odds_value, play_greedy, unseen_by
 from strategies.dino_kontra_dino.params import STRONG_AT
 
 SCRATCH = np.dtype(
@@ -173,15 +173,12 @@ def play_montecarlo(tb, st, seat: int, rollouts: float, scratch, allowed: int) -
 
 @jit
 def prior_contenders(tb, st, seat: int, keep: float, field: float, gate: float, allowed: int):
-    """The slots whose ``odds`` value (:func:`~strategies.dino_kontra_dino.bots.play_odds`
-    with ``keep`` and ``field``) lies within ``gate`` of the best allowed one, as a bit mask."""
-    ev = st.events[st.turn]
+    """The allowed slots whose :func:`~strategies.dino_kontra_dino.bots.odds_value` lies
+    within ``gate`` of the best allowed one, as a bit mask."""
     value = np.full(st.hand_len, -1e18)
     for k in range(st.hand_len):
         if may_play(allowed, k):
-            c = st.hands[seat, k]
-            value[k] = win_chance(tb, st, seat, ev, tb.power[c, ev], field)
-            value[k] -= keep * prior_strength(tb, st, c, st.turn + 1) / 10.0
+            value[k] = odds_value(tb, st, seat, st.hands[seat, k], keep, field)
     best = value.max()
     close = 0
     for k in range(st.hand_len):
