@@ -4,12 +4,14 @@ A ``strong`` bot cuts its playouts off after a few turns or rounds and scores th
 a logistic model of the eventual win share, fitted here on the turns table of a logged run
 (the heuristic's games, since the playouts are played by the heuristic):
 
-* EVO, Origin of Species, Dino Kontra Dino: ``logit(win share) = bias + slope * margin``,
-  the margin being the seat's score after a round (EVO's ``points``, Origin of Species'
-  ``score`` if the game ended then, Dino Kontra Dino's events won so far) less the best
-  opponent's, over every round but a game's last (:func:`fit_margin`); the bots ship
-  ``lead = bias + log(P - 1)``, the log-odds above a fair seat's, which carries over to other
-  player counts;
+* Origin of Species, Dino Kontra Dino: ``logit(win share) = bias + slope * margin``,
+  the margin being the seat's score after a round (Origin of Species' ``score`` if the game
+  ended then, Dino Kontra Dino's events won so far) less the best opponent's, over every round
+  but a game's last (:func:`fit_margin`); the bots ship ``lead = bias + log(P - 1)``, the
+  log-odds above a fair seat's, which carries over to other player counts;
+* EVO: the same with two leads whose weights change with the round, its points after the
+  auction (the gene just bought counted at the value table's worth) and its dinos on the board
+  (:func:`fit_evo`);
 * Table Battles: ``logit(seat 0 wins) = w_markers * (hit markers ahead) + w_cards * (face-up
   action cards ahead) + bias`` after each turn of the decided games (:func:`fit_battle`).
 
@@ -28,6 +30,9 @@ import polars as pl
 
 from reports.models.logistic import frame_sums, newton
 from reports.source import RunData
+from rules.evo.constants import GENES
+
+GENE_INDEX = {g: i for i, g in enumerate(GENES)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +57,37 @@ def _fit(names: tuple[str, ...], x: np.ndarray, y: np.ndarray, games: np.ndarray
     )
 
 
+def _margin(col: str) -> pl.Expr:
+    """The row's ``col`` less the best other row's of its game and round."""
+    top = pl.col(col).sort(descending=True).head(2).implode().over("game_id", "round")
+    return (
+        pl.when(pl.col(col) == top.list.get(0))
+        .then(pl.col(col) - top.list.get(1, null_on_oob=True))
+        .otherwise(pl.col(col) - top.list.get(0))
+    )
+
+
+def _win_shares(run: RunData) -> pl.LazyFrame:
+    """``game_id``, ``seat`` and ``y``, the seat's win share in the game."""
+    games = run.scan("games").select("game_id", "n_winners")
+    return (
+        run.scan("players")
+        .select("game_id", "seat", "winner")
+        .join(games, on="game_id")
+        .select(
+            "game_id",
+            "seat",
+            (pl.col("winner").cast(pl.Float64) / pl.col("n_winners").clip(1)).alias("y"),
+        )
+    )
+
+
+def _before_last(t: pl.LazyFrame, run: RunData) -> pl.LazyFrame:
+    """The rows of ``t`` of every round but their game's last, with the seat's ``y``."""
+    last = pl.col("round").max().over("game_id")
+    return t.filter(pl.col("round") < last).join(_win_shares(run), on=["game_id", "seat"])
+
+
 def margin_rows(run: RunData, score: str, cumulative: bool = False) -> pl.DataFrame:
     """One row per game, round (but the last) and seat: ``margin`` (the seat's ``score``
     after the round less the best opponent's) and ``y`` (its win share in the game).
@@ -61,28 +97,8 @@ def margin_rows(run: RunData, score: str, cumulative: bool = False) -> pl.DataFr
         t = t.sort("game_id", "seat", "round").with_columns(
             pl.col(score).cum_sum().over("game_id", "seat")
         )
-    t = t.with_columns(
-        pl.col(score).sort(descending=True).head(2).implode().over("game_id", "round").alias("top")
-    ).with_columns(
-        pl.when(pl.col(score) == pl.col("top").list.get(0))
-        .then(pl.col(score) - pl.col("top").list.get(1, null_on_oob=True))
-        .otherwise(pl.col(score) - pl.col("top").list.get(0))
-        .alias("margin"),
-        pl.col("round").max().over("game_id").alias("last"),
-    )
-    games = run.scan("games").select("game_id", "n_winners")
-    players = (
-        run.scan("players")
-        .select("game_id", "seat", "winner")
-        .join(games, on="game_id")
-        .with_columns((pl.col("winner").cast(pl.Float64) / pl.col("n_winners").clip(1)).alias("y"))
-    )
-    return (
-        t.filter(pl.col("round") < pl.col("last"))
-        .join(players.select("game_id", "seat", "y"), on=["game_id", "seat"])
-        .select("game_id", "margin", "y")
-        .collect()
-    )
+    t = t.with_columns(_margin(score).alias("margin"))
+    return _before_last(t, run).select("game_id", "margin", "y").collect()
 
 
 def fit_margin(run: RunData, score: str, cumulative: bool = False) -> EvaluationFit:
@@ -91,6 +107,41 @@ def fit_margin(run: RunData, score: str, cumulative: bool = False) -> Evaluation
     rows = margin_rows(run, score, cumulative)
     x = np.column_stack([rows["margin"].to_numpy(), np.ones(len(rows))])
     fit = _fit(("slope", "bias"), x, rows["y"].to_numpy(), rows["game_id"].to_numpy())
+    lead = fit.coef["bias"] + float(np.log(run.n_players - 1))
+    return EvaluationFit({**fit.coef, "lead": lead}, {**fit.se, "lead": fit.se["bias"]}, fit.rows)
+
+
+def fit_evo(run: RunData, worth: np.ndarray) -> EvaluationFit:
+    """EVO's evaluation at the end of a round (every round but a game's last): ``lead``,
+    ``slope`` and ``slope_round`` (the weight of the seat's points lead, ``slope + slope_round
+    * round``) and ``dinos`` and ``dinos_round`` (the same for its lead in dinos on the board).
+    The points are those after the round's auction, the gene just bought counted at
+    ``worth[round - 1, gene]`` (the value table's worth, points); a lead is over the best
+    opponent."""
+    turns = run.scan("turns").select(
+        "game_id", "round", "seat", "dinos", (pl.col("points") - pl.col("paid")).alias("after")
+    )
+    bids = run.scan("bids").select(
+        "game_id",
+        "round",
+        "seat",
+        pl.col("gene").cast(pl.String).replace_strict(GENE_INDEX, return_dtype=pl.Int64),
+    )
+    t = turns.join(bids, on=["game_id", "round", "seat"], how="left").collect()
+    row = np.minimum(t["round"].to_numpy() - 1, len(worth) - 1)
+    gene = t["gene"].fill_null(-1).to_numpy()
+    bought = gene >= 0
+    value = t["after"].to_numpy().astype(float)
+    value[bought] += worth[row[bought], gene[bought]]
+    t = t.with_columns(pl.Series("value", value), pl.col("dinos").cast(pl.Float64)).with_columns(
+        _margin("value").alias("points"), _margin("dinos").alias("ahead")
+    )
+    rows = _before_last(t.lazy(), run).collect()
+    rnd = rows["round"].to_numpy().astype(float)
+    points, ahead = rows["points"].to_numpy(), rows["ahead"].to_numpy()
+    x = np.column_stack([np.ones(len(rows)), points, points * rnd, ahead, ahead * rnd])
+    names = ("bias", "slope", "slope_round", "dinos", "dinos_round")
+    fit = _fit(names, x, rows["y"].to_numpy(), rows["game_id"].to_numpy())
     lead = fit.coef["bias"] + float(np.log(run.n_players - 1))
     return EvaluationFit({**fit.coef, "lead": lead}, {**fit.se, "lead": fit.se["bias"]}, fit.rows)
 

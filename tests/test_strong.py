@@ -169,12 +169,29 @@ def test_strong_is_not_clearly_weaker_than_the_strongest_rung(game, players, gam
 
 # ------------------------------------------------------------------ the fitted evaluations
 
+
+def _refit(game: str, run_dir: str):
+    """The fit that made ``game``'s shipped evaluation, on the run in ``run_dir``."""
+    from reports.evaluation import fit_battle, fit_evo, fit_margin
+    from simulate.rundir import Run
+    from strategies.evo.values import builtin
+
+    run = Run(run_dir)
+    if game == "evo":
+        return fit_evo(run, builtin().worth(run.n_players))
+    if game == "table-battles":
+        return fit_battle(run)
+    return fit_margin(
+        run, *{"origin-of-species": ("score",), "dino-kontra-dino": ("won", True)}[game]
+    )
+
+
 FITS = [
-    # game, players, games, what is refitted, the bot's parameters it ships as
-    ("evo", 4, 2000, ("points", False), ("slope", "lead")),
-    ("origin-of-species", 4, 2000, ("score", False), ("slope", "lead")),
-    ("dino-kontra-dino", 4, 5000, ("won", True), ("slope", "lead")),
-    ("table-battles", 2, 5000, None, ("w_markers", "w_cards")),
+    # game, players, games, the bot's parameters the fit ships as
+    ("evo", 4, 2000, ("lead", "slope", "slope_round", "dinos", "dinos_round")),
+    ("origin-of-species", 4, 2000, ("slope", "lead")),
+    ("dino-kontra-dino", 4, 5000, ("slope", "lead")),
+    ("table-battles", 2, 5000, ("w_markers", "w_cards")),
 ]
 
 
@@ -184,14 +201,11 @@ def test_shipped_evaluations_match_a_fit_on_fresh_logged_games(case, tmp_path, c
     """The evaluation weights ``strong`` ships were fitted on logged heuristic games
     (:mod:`reports.evaluation`); a fit on other games of the default bots agrees within five
     standard errors of the fresh fit (which has the fewer games)."""
-    from reports.evaluation import fit_battle, fit_margin
-    from simulate.rundir import Run
-
-    game, players, games, margin, names = case
+    game, players, games, names = case
     out = tmp_path / game
     args = ["simulate", game, "-n", str(games), "-p", str(players), "--seed", "99"]
     assert cli(*args, "--out", str(out), "--workers", "1", "--no-progress").code == 0
-    fit = fit_margin(Run(str(out)), *margin) if margin else fit_battle(Run(str(out)))
+    fit = _refit(game, str(out))
     shipped = {p.name: p.default for p in get_game(game).registry.by_name[STRONG].params}
     for name in names:
         assert abs(shipped[name] - fit.coef[name]) <= 5 * fit.se[name], (name, fit)

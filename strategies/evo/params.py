@@ -63,17 +63,25 @@ SEARCH = (
 )
 STRONG = (
     StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
-    StrategyParam("horizon", 2.0, 1.0, 100.0, "rounds a playout looks ahead"),
+    StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
     StrategyParam("candidates", 6.0, 2.0, 32.0, "movement/placement candidates"),
     StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
     StrategyParam("cards", 1.0, 0.0, 1.0, "1: search card plays too"),
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
-    # fitted on logged games (reports.evaluation):
-    # `dinolab simulate evo -n 4000 -p 4 --seed 11`, then
-    # fit_margin(run, "points"); tests/test_strong.py refits them on fresh games
-    StrategyParam("slope", 0.277, 0.0, 5.0, "evaluation: logistic slope per point ahead"),
+    # fitted on logged games (reports.evaluation): `dinolab simulate evo -n 4000 -p 4
+    # --seed 11`, then fit_evo(run, builtin().worth(4)); tests/test_strong.py refits them
     StrategyParam(
-        "lead", 0.426, -5.0, 5.0, "evaluation: log-odds a level leader has over a fair seat"
+        "lead", 0.610, -5.0, 5.0, "evaluation: log-odds a level leader has over a fair seat"
+    ),
+    StrategyParam(
+        "slope", -0.039, -5.0, 5.0, "evaluation: log-odds per point ahead, plus slope_round x round"
+    ),
+    StrategyParam("slope_round", 0.056, -1.0, 1.0, "evaluation: change of the slope per round"),
+    StrategyParam(
+        "dinos", 0.995, -5.0, 5.0, "evaluation: log-odds per dino ahead, plus dinos_round x round"
+    ),
+    StrategyParam(
+        "dinos_round", -0.077, -1.0, 1.0, "evaluation: change of the dinos' slope per round"
     ),
 )
 

@@ -3,8 +3,9 @@
 playouts, tie rule).
 
 ``strong`` compares the same candidates by sequential halving over a total of ``playouts``
-playouts, each cut off after ``horizon`` rounds and scored by the points margin through a
-logistic curve fitted on logged games (:mod:`reports.evaluation`).
+playouts, each cut off after ``horizon`` rounds and scored by a logistic model of the win
+share fitted on logged games (:func:`cutoff_value`, :func:`reports.evaluation.fit_evo`): the
+seat's lead in points, which weighs more as the game goes on, and in dinos on the board.
 
 ``search``:
 
@@ -61,7 +62,7 @@ from rules.evo.engine import (
 )
 from rules.evo.events import targets
 from rules.evo.state import CHANCE, N_STREAMS, STATE
-from strategies.core.montecarlo import SALT, instantiate, margin_value
+from strategies.core.montecarlo import SALT, instantiate
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.heuristic import (
     MAX_CAND,
@@ -169,15 +170,46 @@ def outcome(tb, sim, seat: int) -> float:
     return v + 0.01 * margin(tb, sim, seat)
 
 
+@jit
+def cutoff_value(tb, sim, seat: int, vt, ev) -> float:
+    """An unfinished playout's value for ``seat`` at the end of a round: its chance of winning
+    by the logistic model fitted on logged games (:func:`reports.evaluation.fit_evo`), whose
+    log-odds are a fair seat's plus ``lead``, plus a weight that grows with the round times its
+    lead in points (the gene it just bought counted at the value table's worth: the auction
+    has been paid, the gene not yet used), plus one that shrinks with the round times its
+    lead in dinos on the board; plus the hundredth of the points lead a finished playout adds.
+    ``ev``: (lead, slope, slope per round, dinos, dinos per round)."""
+    lead, slope, slope_round, dinos, dinos_round = ev
+    r = min(sim.rnd, vt.rounds - 1)
+    best_val, best_dinos = -1e300, -(1 << 30)
+    own = 0.0
+    for q in range(tb.n_players):
+        v = np.float64(sim.points[q])
+        g = sim.bought[q]
+        if g >= 0:
+            v += vt.value[r, g, 0] + vt.price[r]
+        if q == seat:
+            own = v
+        else:
+            best_val = max(best_val, v)
+            best_dinos = max(best_dinos, sim.n_dinos[q])
+    points = own - best_val
+    ahead = sim.n_dinos[seat] - best_dinos
+    rnd = sim.rnd + 1.0
+    z = lead - np.log(tb.n_players - 1.0)
+    z += (slope + slope_round * rnd) * points + (dinos + dinos_round * rnd) * ahead
+    return 1.0 / (1.0 + np.exp(-z)) + 0.01 * points
+
+
 @jit_inline
 def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (work record, value table, lineup, horizon, the
-    evaluation's slope and lead)."""
-    wk, vt, lu, horizon, slope, lead = ctx
+    evaluation's coefficients, :func:`cutoff_value`)."""
+    wk, vt, lu, horizon, ev = ctx
     apply(tb, sim, a)
-    if rollout(tb, sim, wk, vt, lu, horizon):
+    if rollout(tb, sim, wk, vt, lu, horizon) or sim.over:
         return outcome(tb, sim, seat)
-    return margin_value(margin(tb, sim, seat), slope, lead, tb.n_players)
+    return cutoff_value(tb, sim, seat, vt, ev)
 
 
 @jit_inline
@@ -299,14 +331,14 @@ def pick(
     limit: int,
     flags: int,
     horizon: int,
-    slope: float,
-    lead: float,
+    ev,
 ) -> np.int64:
     """The searched choice for ``st.actor`` (``pool``: at least two spare states; ``vt``: the
     value table of the heuristic it searches with; ``flags``: 1 movement, 2 cards,
     4 placements are searched too): ``budget`` playouts of each candidate to the end
     (``horizon`` < 0), or about ``budget`` in all by sequential halving, each cut off after
-    ``horizon`` rounds and scored by its score margin; bids are always searched."""
+    ``horizon`` rounds and scored by :func:`cutoff_value` with coefficients ``ev``; bids are
+    always searched."""
     kind = st.kind
     searched = (
         kind == BID
@@ -320,7 +352,7 @@ def pick(
     m = candidates(tb, st, wk, vt, lu, j, limit)
     if m == 1:
         return wk.cand[0]
-    ctx = (wk, vt, lu, horizon, slope, lead)
+    ctx = (wk, vt, lu, horizon, ev)
     if horizon < 0:
         return wk.cand[flat_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
     return wk.cand[halving_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
@@ -332,7 +364,8 @@ def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     flags = (p[SEARCH_AT.moves] >= 0.5) + 2 * (p[SEARCH_AT.cards] >= 0.5)
     flags += 4 * (p[SEARCH_AT.place] >= 0.5)
     rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
-    return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), 0.0, 0.0)
+    no = (0.0, 0.0, 0.0, 0.0, 0.0)
+    return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), no)
 
 
 @jit
@@ -341,5 +374,7 @@ def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)
     flags += 4 * (p[STRONG_AT.place] >= 0.5)
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])
-    horizon, slope, lead = np.int64(p[STRONG_AT.horizon]), p[STRONG_AT.slope], p[STRONG_AT.lead]
-    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, slope, lead)
+    lead, slope, slope_round = p[STRONG_AT.lead], p[STRONG_AT.slope], p[STRONG_AT.slope_round]
+    ev = (lead, slope, slope_round, p[STRONG_AT.dinos], p[STRONG_AT.dinos_round])
+    horizon = np.int64(p[STRONG_AT.horizon])
+    return pick(tb, st, wk, pool, vt, lu, j, playouts, limit, flags, horizon, ev)

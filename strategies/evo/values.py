@@ -103,6 +103,13 @@ class ValueTable:
             "; ".join(said) or "no provenance"
         )
 
+    def worth(self, n: int) -> np.ndarray:
+        """Points each gene bought at each round's auction is worth for ``n`` players
+        (``[round - 1, gene]``): the round's relative value plus its average price."""
+        self.check_players(n)
+        value, price, _ = self.tables[n]
+        return value[:, :, 0] + price[:, None]
+
     def fill(self, rec, n: int) -> None:
         """Write the table for ``n`` players into the :data:`VALUES` record ``rec``."""
         self.check_players(n)
