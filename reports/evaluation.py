@@ -13,7 +13,8 @@ a logistic model of the eventual win share, fitted here on the turns table of a 
   auction (the gene just bought counted at the value table's worth) and its dinos on the board
   (:func:`fit_evo`);
 * Table Battles: ``logit(seat 0 wins) = w_markers * (hit markers ahead) + w_cards * (face-up
-  action cards ahead) + bias`` after each turn of the decided games (:func:`fit_battle`).
+  action cards ahead) + w_dice * (dice on them ahead) + w_turn * (+1 moving next, else -1) +
+  bias`` after each turn of the decided games (:func:`fit_battle`).
 
 The coefficients are shipped as the bots' declared parameters (``strategies/<game>/params.py``)
 with the run that made them; ``tests/test_strong.py`` refits them on fresh games. Standard
@@ -147,23 +148,28 @@ def fit_evo(run: RunData, worth: np.ndarray) -> EvaluationFit:
 
 
 def fit_battle(run: RunData) -> EvaluationFit:
-    """Table Battles' ``w_markers``, ``w_cards`` (and a ``bias`` the bot leaves out: it is
-    zero within noise in a two-seat game whose seats alternate) after each turn."""
+    """Table Battles' evaluation after each turn of the decided games: ``w_markers``,
+    ``w_cards`` and ``w_dice`` (hit markers, face-up action cards and dice on those cards
+    ahead), ``w_turn`` (the log-odds of moving next) and a ``bias`` the bot leaves out (it is
+    zero within noise in a two-seat game whose seats alternate)."""
+
+    def ahead(column: str) -> pl.Expr:
+        return pl.col(f"{column}_seat0").cast(pl.Float64) - pl.col(f"{column}_seat1")
+
     t = (
         run.scan("turns")
         .join(run.scan("games").select("game_id", "winner_seat"), on="game_id")
         .filter(pl.col("winner_seat") >= 0)
         .select(
             "game_id",
-            (pl.col("markers_left_seat0").cast(pl.Float64) - pl.col("markers_left_seat1")).alias(
-                "markers"
-            ),
-            (pl.col("cards_face_up_seat0").cast(pl.Float64) - pl.col("cards_face_up_seat1")).alias(
-                "cards"
-            ),
+            ahead("markers_left").alias("markers"),
+            ahead("cards_face_up").alias("cards"),
+            ahead("dice_on_cards").alias("dice"),
+            pl.when(pl.col("seat") == 1).then(1.0).otherwise(-1.0).alias("turn"),
             (pl.col("winner_seat") == 0).cast(pl.Float64).alias("y"),
         )
         .collect()
     )
-    x = np.column_stack([t["markers"].to_numpy(), t["cards"].to_numpy(), np.ones(len(t))])
-    return _fit(("w_markers", "w_cards", "bias"), x, t["y"].to_numpy(), t["game_id"].to_numpy())
+    names = ("markers", "cards", "dice", "turn")
+    x = np.column_stack([*(t[c].to_numpy() for c in names), np.ones(len(t))])
+    return _fit((*(f"w_{c}" for c in names), "bias"), x, t["y"].to_numpy(), t["game_id"].to_numpy())

@@ -191,7 +191,7 @@ FITS = [
     ("evo", 4, 2000, ("lead", "slope", "slope_round", "dinos", "dinos_round")),
     ("origin-of-species", 4, 2000, ("slope", "lead")),
     ("dino-kontra-dino", 4, 5000, ("slope", "lead")),
-    ("table-battles", 2, 5000, ("w_markers", "w_cards")),
+    ("table-battles", 2, 5000, ("w_markers", "w_cards", "w_dice", "w_turn")),
 ]
 
 

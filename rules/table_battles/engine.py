@@ -197,6 +197,16 @@ def face_up_cards(tb, st, s: int) -> int:
     return c
 
 
+@jit
+def dice_on_cards(st, s: int) -> int:
+    """Dice on seat ``s``'s face-up action cards of dinos in play: its attacks in waiting."""
+    c = 0
+    for slot in range(st.n_slots[s]):
+        if st.up[s, slot] and st.alive[s, st.slot_team[s, slot]]:
+            c += st.dice[s, slot, 0]
+    return c
+
+
 @jit_inline
 def base_hits(template: int, n: int) -> int:
     """Hits of an attack template with ``n`` dice on the card (seed: "Angriff")."""
@@ -391,6 +401,8 @@ def record_turn(tb, st) -> None:
         cards_face_up_seat1=face_up_cards(tb, st, np.int64(1)),
         dice_placed=st.dice_placed,
         stolen=st.stolen,
+        dice_on_cards_seat0=dice_on_cards(st, np.int64(0)),
+        dice_on_cards_seat1=dice_on_cards(st, np.int64(1)),
     )
 
 

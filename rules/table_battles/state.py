@@ -78,6 +78,8 @@ EVENTS = Events(
             Field("cards_face_up_seat0", "face-up action cards of the dinos in play, seat 0"),
             Field("cards_face_up_seat1", "face-up action cards of the dinos in play, seat 1"),
             Field("dice_placed", "dice the active seat placed in its dice phase"),
+            Field("dice_on_cards_seat0", "dice on the face-up action cards in play, seat 0"),
+            Field("dice_on_cards_seat1", "dice on the face-up action cards in play, seat 1"),
             Field("stolen", "markers the Velociraptors' Egg Thieves took back"),
         ),
         doc="a player turn, finished",

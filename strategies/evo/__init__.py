@@ -53,8 +53,9 @@ REGISTRY = Registry(
             "strong",
             STRONG,
             "the search's candidates compared by sequential halving over short heuristic "
-            "playouts on determinised copies, scored by the score margin through a curve "
-            "fitted on logged games (strategies.core.montecarlo)",
+            "playouts on determinised copies, cut off at a round's end and scored by the points "
+            "and dinos ahead through a curve fitted on logged games "
+            "(strategies.core.montecarlo)",
             params.STRONG,
             cost=250,
         ),

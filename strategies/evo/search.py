@@ -370,7 +370,7 @@ def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
 
 @jit
 def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
-    """``strong``: sequential halving over short playouts scored by the score margin."""
+    """``strong``: sequential halving over short playouts scored by :func:`cutoff_value`."""
     flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)
     flags += 4 * (p[STRONG_AT.place] >= 0.5)
     playouts, limit = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.candidates])

@@ -25,8 +25,10 @@ STRONG = (
     StrategyParam("candidates", 4.0, 2.0, 64.0, "attacks / placements compared"),
     # fitted on logged games (reports.evaluation): `dinolab simulate dtb -n 20000 --seed 11`,
     # then fit_battle(run); tests/test_strong.py refits them on fresh games
-    StrategyParam("w_markers", 0.215, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
-    StrategyParam("w_cards", 1.08, 0.0, 5.0, "evaluation: weight of each face-up card ahead"),
+    StrategyParam("w_markers", 0.323, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
+    StrategyParam("w_cards", 0.976, 0.0, 5.0, "evaluation: weight of each face-up card ahead"),
+    StrategyParam("w_dice", 0.387, 0.0, 5.0, "evaluation: weight of each die on a card ahead"),
+    StrategyParam("w_turn", 0.354, -5.0, 5.0, "evaluation: log-odds of moving next"),
 )
 
 HP = indices(HEURISTIC)

@@ -51,6 +51,8 @@ from rules.table_battles.engine import (
     advance,
     apply,
     can_attack_with,
+    dice_on_cards,
+    face_up_cards,
     pack,
     pack_place,
     place_ok,
@@ -75,6 +77,8 @@ from strategies.table_battles.heuristic import (
 from strategies.table_battles.params import HP, STRONG_AT
 
 MAX_CAND = 64
+NO_WEIGHTS = (0.0, 0.0, 0.0, 0.0)
+"""The evaluation's weights where every playout runs to the end (``search``, ``drafter``)."""
 SCRATCH = np.dtype(
     [
         ("worlds", STATE, (2,)),
@@ -157,33 +161,29 @@ def result(sim, seat: int) -> float:
 
 
 @jit
-def evaluate(sim, seat: int, w_markers: float, w_cards: float) -> float:
-    """``seat``'s chance of winning an unfinished battle by the fitted evaluation: a logistic
-    model of the winner on the differences in hit markers and in face-up action cards
-    (``w_markers``, ``w_cards``: their coefficients), plus :func:`result`'s hundredth of
-    the marker margin."""
+def evaluate(tb, sim, seat: int, w) -> float:
+    """``seat``'s chance of winning an unfinished battle by the fitted evaluation
+    (:func:`reports.evaluation.fit_battle`): a logistic model of the winner on what it has
+    ahead in hit markers, face-up action cards and dice on them, and on who moves next
+    (``w``: their weights), plus :func:`result`'s hundredth of the marker margin."""
+    w_markers, w_cards, w_dice, w_turn = w
     o = 1 - seat
-    cards = 0
-    for t in range(sim.n_team[seat]):
-        if sim.alive[seat, t]:
-            cards += sim.team_up[seat, t]
-    for t in range(sim.n_team[o]):
-        if sim.alive[o, t]:
-            cards -= sim.team_up[o, t]
     margin = sim.markers[seat] - sim.markers[o]
-    z = w_markers * margin + w_cards * cards
+    z = w_markers * margin + w_cards * (face_up_cards(tb, sim, seat) - face_up_cards(tb, sim, o))
+    z += w_dice * (dice_on_cards(sim, seat) - dice_on_cards(sim, o))
+    z += w_turn if sim.active == seat else -w_turn
     return 1.0 / (1.0 + np.exp(-z)) + 0.01 * margin
 
 
 @jit_inline
 def mc_play(tb, sim, a: int, seat: int, ctx) -> float:
     """Candidate ``a`` played out; ``ctx``: (lineup, position, board total, calm start,
-    horizon, the evaluation's two weights)."""
-    lu, j, total, since, horizon, w_markers, w_cards = ctx
+    horizon, the evaluation's weights)."""
+    lu, j, total, since, horizon, w = ctx
     apply(tb, sim, a)
     if rollout(tb, sim, lu, j, total, since, horizon):
         return result(sim, seat)
-    return evaluate(sim, seat, w_markers, w_cards)
+    return evaluate(tb, sim, seat, w)
 
 
 @jit_inline
@@ -216,20 +216,19 @@ def mc_pick(
     m: int,
     rollouts: int,
     calm: int,
-    horizon: int = -1,
-    w_markers: float = 0.0,
-    w_cards: float = 0.0,
+    horizon: int,
+    w,
 ) -> np.int64:
     """The candidate with the best rollout results (:mod:`strategies.core.montecarlo`):
     ``rollouts`` playouts each played to the end (``horizon`` < 0), or, with ``horizon`` >= 0,
     about ``rollouts`` playouts in all by sequential halving, each cut off after ``horizon``
-    turns and scored by :func:`evaluate`. ``worlds``: the :data:`SCRATCH` record's two
-    spare states; ``calm``: turns the battle has gone without progress."""
+    turns and scored by :func:`evaluate` with weights ``w``. ``worlds``: the :data:`SCRATCH`
+    record's two spare states; ``calm``: turns the battle has gone without progress."""
     if m == 1:
         return cand[0]
     seat = st.actor
     total = NO_TOTAL if st.kind == DRAFT else board_total(st)
-    ctx = (lu, j, total, st.turn - calm, horizon, w_markers, w_cards)
+    ctx = (lu, j, total, st.turn - calm, horizon, w)
     if horizon < 0:
         return cand[flat_pick(tb, st, worlds, cand, m, seat, rollouts, ctx)]
     return cand[halving_pick(tb, st, worlds, cand, m, seat, rollouts, ctx)]
@@ -334,7 +333,7 @@ def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int, calm: int) -> 
     m = battle_candidates(tb, st, lu, j, cand, limit, calm)
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
-    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, calm)
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, calm, np.int64(-1), NO_WEIGHTS)
 
 
 @jit
@@ -346,7 +345,7 @@ def drafter(tb, st, lu, j: int, worlds, rollouts: int, calm: int) -> np.int64:
     m = all_candidates(tb, st, lu, j, cand)
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(0))
-    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, np.int64(0))
+    return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, np.int64(0), np.int64(-1), NO_WEIGHTS)
 
 
 @jit
@@ -362,5 +361,5 @@ def strong(tb, st, lu, j: int, worlds, calm: int) -> np.int64:
     if m == 0:
         return heuristic(tb, st, lu, j, np.int64(DEFAULT), np.int64(calm))
     playouts, horizon = np.int64(p[STRONG_AT.playouts]), np.int64(p[STRONG_AT.horizon])
-    w_markers, w_cards = p[STRONG_AT.w_markers], p[STRONG_AT.w_cards]
-    return mc_pick(tb, st, lu, j, worlds, cand, m, playouts, calm, horizon, w_markers, w_cards)
+    w = (p[STRONG_AT.w_markers], p[STRONG_AT.w_cards], p[STRONG_AT.w_dice], p[STRONG_AT.w_turn])
+    return mc_pick(tb, st, lu, j, worlds, cand, m, playouts, calm, horizon, w)

@@ -79,6 +79,7 @@ SPEC = GameSpec(
     default_chunk=50_000,
     min_chunk=10_000,
     tables=TABLES,
+    schema_version=2,
     build_inputs=build_inputs,
     kernel=play_chunk,
     render=render,

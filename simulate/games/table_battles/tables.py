@@ -224,6 +224,16 @@ TURNS = Table(
             "cards",
         ),
         Column("dice_placed", I8, "dice the active seat placed in its dice phase", "dice"),
+        *group(
+            "dice_on_cards",
+            ("dice_on_cards_seat0", "dice_on_cards_seat1"),
+            I8,
+            lambda c: (
+                f"dice on the face-up action cards of seat {c[-1]}'s dinos in play at the end "
+                "of the turn (its attacks in waiting)"
+            ),
+            "dice",
+        ),
     ),
     rows_per_game=turns_cap,
     expected_rows=lambda s: 30,
