@@ -62,7 +62,7 @@ SEARCH = (
     StrategyParam("place", 1.0, 0.0, 1.0, "1: search newborn placement too"),
 )
 STRONG = (
-    StrategyParam("playouts", 24.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
+    StrategyParam("playouts", 20.0, 1.0, 1024.0, "playouts per decision, by sequential halving"),
     StrategyParam("horizon", 1.0, 1.0, 100.0, "rounds a playout looks ahead"),
     StrategyParam("candidates", 6.0, 2.0, 32.0, "movement/placement candidates"),
     StrategyParam("moves", 1.0, 0.0, 1.0, "1: search movement too; 0: bids only"),
