@@ -48,7 +48,7 @@ REGISTRY = Registry(
             "halving over short heuristic playouts on determinised copies, scored by an "
             "evaluation fitted on logged games; heuristic draft (strategies.core.montecarlo)",
             params.STRONG,
-            cost=55,
+            cost=21,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],
