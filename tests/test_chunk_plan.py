@@ -38,9 +38,13 @@ def test_chunks_never_exceed_the_games_memory_bound():
 
 
 def test_slow_bots_get_small_chunks():
+    # a chunk plays about the game's min_chunk heuristic games' worth of the slowest seat's
+    # declared cost: search (850) gets many small chunks, strong (21) fewer, larger ones
     assert _chunks("dtb", 4_000)[1] == 1
-    strong, n = _chunks("dtb", 4_000, "strong")
-    assert strong < 4_000 // 16 and n >= 16
+    search, n = _chunks("dtb", 4_000, "search")
+    assert search < 4_000 // 16 and n >= 16
+    strong, m = _chunks("dtb", 4_000, "strong")
+    assert search < strong < 4_000 and 2 <= m < n
 
 
 def test_the_plan_follows_the_slowest_seat_and_the_declared_floor():

@@ -113,7 +113,7 @@ SPEC = GameSpec(
         ),
         ladder_players=2,
         test_games=40_000,
-        # as strong as search at 20 times its speed (docs/benchmarks.md, bench --strong)
+        # as strong as search at 32 times its speed (docs/benchmarks.md, bench --strong)
         robust="strong",
         robust_games=4000,
     ),
