@@ -20,16 +20,16 @@ SEARCH = (
 )
 DRAFTER = (StrategyParam("rollouts", 16.0, 1.0, 512.0, "rollouts per draft candidate"),)
 STRONG = (
-    StrategyParam("playouts", 6.0, 1.0, 4096.0, "playouts per decision, by sequential halving"),
-    StrategyParam("horizon", 3.0, 1.0, 1000.0, "turns a playout looks ahead"),
-    StrategyParam("candidates", 4.0, 2.0, 64.0, "attacks / placements compared"),
+    StrategyParam("playouts", 3.0, 1.0, 4096.0, "playouts per decision, by sequential halving"),
+    StrategyParam("horizon", 4.0, 1.0, 1000.0, "turns a playout looks ahead"),
+    StrategyParam("candidates", 3.0, 2.0, 64.0, "attacks / placements compared"),
     # fitted on logged games of this bot (reports.evaluation): `dinolab simulate dtb -n 20000
     # --seed 11 --strategy strong,strong`, then fit_battle(run); weights fitted on heuristic
     # games play weaker (docs/benchmarks.md); tests/test_strong.py refits them on fresh games
-    StrategyParam("w_markers", 0.361, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
-    StrategyParam("w_cards", 0.634, 0.0, 5.0, "evaluation: weight of each face-up card ahead"),
-    StrategyParam("w_dice", 0.181, 0.0, 5.0, "evaluation: weight of each die on a card ahead"),
-    StrategyParam("w_turn", 0.173, -5.0, 5.0, "evaluation: log-odds of moving next"),
+    StrategyParam("w_markers", 0.416, 0.0, 5.0, "evaluation: weight of each hit marker ahead"),
+    StrategyParam("w_cards", 0.723, 0.0, 5.0, "evaluation: weight of each face-up card ahead"),
+    StrategyParam("w_dice", 0.206, 0.0, 5.0, "evaluation: weight of each die on a card ahead"),
+    StrategyParam("w_turn", 0.193, -5.0, 5.0, "evaluation: log-odds of moving next"),
 )
 
 HP = indices(HEURISTIC)

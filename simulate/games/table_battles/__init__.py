@@ -103,17 +103,19 @@ SPEC = GameSpec(
         (2,),
         ("random:4000", "tuned:40000", "search[rollouts=2]:2000", "search:1000"),
         # the strength curve (dinolab strength), weakest first: strong at doubling budgets
+        # (its default, 3 playouts, already gives each candidate one playout a round: fewer
+        # play the same games, so the curve doubles upward)
         tiers=(
             "random",
             "heuristic",
             "tuned",
-            "strong[playouts=3]",
             "strong",
+            "strong[playouts=6]",
             "strong[playouts=12]",
         ),
         ladder_players=2,
         test_games=40_000,
-        # as strong as search at 32 times its speed (docs/benchmarks.md, bench --strong)
+        # as strong as search at about 32 times its speed (docs/benchmarks.md, bench --strong)
         robust="strong",
         robust_games=4000,
     ),
