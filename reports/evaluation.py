@@ -2,7 +2,8 @@
 
 A ``strong`` bot cuts its playouts off after a few turns or rounds and scores the position by
 a logistic model of the eventual win share, fitted here on the turns table of a logged run
-(the heuristic's games, since the playouts are played by the heuristic):
+(the heuristic's games, since the playouts are played by the heuristic; Table Battles' on
+``strong``'s own games, whose weights play stronger there):
 
 * Origin of Species, Dino Kontra Dino: ``logit(win share) = bias + slope * margin``,
   the margin being the seat's score after a round (Origin of Species' ``score`` if the game
