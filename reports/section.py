@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import polars as pl
+
+from reports.aggregate import Mapper
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    """A figure still to draw: ``fn(*args, **kwargs)`` returns its PNG bytes. ``fn`` is a
+    module-level function, so a worker process can draw it (:func:`draw_figures`)."""
+
+    fn: Callable[..., bytes]
+    args: tuple = ()
+    kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _draw(plot: Plot) -> bytes:
+    return plot.fn(*plot.args, **plot.kwargs)
 
 
 @dataclasses.dataclass
@@ -14,9 +32,20 @@ class Section:
     table: pl.DataFrame | None = None
     columns: dict[str, str] = dataclasses.field(default_factory=dict)
     """Columns to show: name -> format ('pct', 'pct_ci', 'int', 'float', 'str')."""
-    figure: bytes | None = None
+    figure: bytes | Plot | None = None
+    """PNG bytes, or a :class:`Plot` that :func:`draw_figures` draws."""
     key: str = ""
     """A short id for tests and links."""
+
+
+def draw_figures(sections: Sequence[Section], draw: Mapper = map) -> list[Section]:
+    """``sections`` with every :class:`Plot` drawn through ``draw`` (in this process by default;
+    a warm worker pool's map draws them side by side, the same bytes either way)."""
+    todo = [s for s in sections if isinstance(s.figure, Plot)]
+    drawn = list(draw(_draw, [s.figure for s in todo]))
+    for section, png in zip(todo, drawn, strict=True):
+        section.figure = png
+    return list(sections)
 
 
 def fmt(value, kind: str) -> str:

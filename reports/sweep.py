@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
@@ -24,7 +25,7 @@ from reports import study_plots
 from reports.aggregate import Mapper
 from reports.measure import differences
 from reports.metrics import Estimate, Ref
-from reports.section import Section
+from reports.section import Plot, Section, draw_figures
 from reports.source import RunData
 from reports.targets import BoundTarget
 
@@ -149,8 +150,10 @@ def sweep_sections(
     refs: Sequence[Ref],
     target: BoundTarget | None = None,
     mapper: Mapper | None = None,
+    draw: Mapper | None = None,
 ) -> list[Section]:
-    """Every section of a sweep's report."""
+    """Every section of a sweep's report. ``draw``: a worker pool's map to draw the figures on,
+    while this process measures the paired steps (else both here, one after the other)."""
     settings = record["settings"]
     knobs = [k["key"] for k in settings["knobs"]]
     names = ordered([r.name for r in refs], target)
@@ -163,10 +166,13 @@ def sweep_sections(
     ]
     if len(knobs) == 2 and settings["design"] == "grid":
         sections += heatmap_sections(points, knobs, names, target, tiers)
-    sections.append(steps_section(points, knobs, steps, refs, names, target, mapper))
-    if target is not None:
-        sections.append(target_section(points, knobs, target))
-    return sections
+    with ThreadPoolExecutor(1) as waiter:
+        drawn = waiter.submit(draw_figures, sections, draw) if draw is not None else None
+        later = [steps_section(points, knobs, steps, refs, names, target, mapper)]
+        if target is not None:
+            later.append(target_section(points, knobs, target))
+        sections = drawn.result() if drawn is not None else draw_figures(sections)
+    return sections + later
 
 
 def overview_section(
@@ -263,12 +269,13 @@ def metric_sections(
                 f"{m} against the knobs",
                 f"{ref.metric.meaning} ({ref.metric.unit}). Highest at {best.label}: "
                 f"{ci(best.metrics[m])}; lowest at {worst.label}: {ci(worst.metrics[m])}.",
-                figure=study_plots.metric_by_knobs(
-                    frame(points, knobs, m),
-                    knobs,
-                    m,
-                    reference=_target_value(target, m),
-                    series=("tier",) if tiered else (),
+                figure=Plot(
+                    study_plots.metric_by_knobs,
+                    (frame(points, knobs, m), knobs, m),
+                    {
+                        "reference": _target_value(target, m),
+                        "series": ("tier",) if tiered else (),
+                    },
                 ),
                 key=f"metric-{m}",
             )
@@ -295,8 +302,10 @@ def heatmap_sections(
                 "One cell per point"
                 + (" (colour: distance from the target)" if reference is not None else "")
                 + ".",
-                figure=study_plots.heatmap(
-                    frame(at, knobs, m), knobs[0], knobs[1], m, reference=reference
+                figure=Plot(
+                    study_plots.heatmap,
+                    (frame(at, knobs, m), knobs[0], knobs[1], m),
+                    {"reference": reference},
                 ),
                 key=f"heatmap-{m}" + (f"-{tiers.index(tier)}" if tier else ""),
             )

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from rules.core.errors import DinolabError
 from simulate.executors import (
@@ -114,6 +115,9 @@ class DaskExecutor(Executor):
             if nxt is not None:
                 submit(nxt)
             yield result
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        return self.client.gather(self.client.map(fn, list(items), pure=False))
 
     def close(self) -> None:
         self._scattered.clear()

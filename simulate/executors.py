@@ -44,6 +44,7 @@ from concurrent.futures import (
     wait,
 )
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 import pyarrow as pa
 
@@ -285,6 +286,12 @@ class Executor(abc.ABC):
         """The chunks of one run."""
         return self.run_tasks((setup, job) for job in jobs)
 
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """``fn`` over ``items``, results in order, on this executor's workers where it has
+        any (a study's report drawing its figures on the workers that played its points).
+        ``fn`` must be a module-level function: workers receive it by name."""
+        return [fn(x) for x in items]
+
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
 
@@ -380,6 +387,12 @@ class ProcessExecutor(Executor):
             finally:
                 if running:  # the consumer stopped early (a generator closed mid-stream)
                     self._drop_pool()
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        items = list(items)
+        if len(items) < 2:
+            return [fn(x) for x in items]
+        return list(self._pool().map(fn, items))
 
     def close(self) -> None:
         self._drop_pool()

@@ -38,6 +38,12 @@ SWEEP = [
 ]
 
 
+def _pid(_: object) -> int:
+    import os
+
+    return os.getpid()
+
+
 def _setup(game: str = "dkd", **kw):
     return build_config(
         game, n_players=None, strategies=None, rotate=False, seed=0, games=1, chunk_size=None, **kw
@@ -189,6 +195,29 @@ def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
     assert d.se < 0.5 * float(np.hypot(d.a.se, d.b.se))
     md = (out / "report.md").read_text()
     assert "| two_trait_counts_both | true -> false |" in md and "| paired |" in md
+
+
+def test_a_sweeps_figures_drawn_by_its_workers_are_the_report_drawn_here(cli, tmp_path):
+    """``dinolab sweep`` draws its report's figures on the warm workers that played its
+    points; ``dinolab report`` on the folder draws them in one process: the same bytes."""
+    import os
+
+    from simulate.executors import ProcessExecutor
+
+    pool = ProcessExecutor(2)
+    try:
+        assert pool.map(abs, range(-5, 0)) == [5, 4, 3, 2, 1]
+        assert os.getpid() not in set(pool.map(_pid, range(4)))
+    finally:
+        pool.close()
+    out = tmp_path / "drawn"
+    r = cli(*[a for a in SWEEP if a not in ("--workers", "1")], "--workers", "2", "--out", out)
+    assert r.code == 0, r.err
+    by_workers = (out / "report.html").read_bytes()
+    assert by_workers.count(b"<img") >= 4
+    r = cli("report", out)
+    assert r.code == 0, r.err
+    assert (out / "report.html").read_bytes() == by_workers
 
 
 @pytest.mark.slow

@@ -59,10 +59,11 @@ def parse_target(text: str, ctx):
 
 
 def write_study_report(
-    where: str, target: str | None, mapper=None, echo=lambda line: None
+    where: str, target: str | None, mapper=None, echo=lambda line: None, draw=None
 ) -> tuple[str, str]:
     """The report of a study folder (a sweep or a search), written into it; returns where.
-    With a ``target``, ``echo`` gets the points meeting it."""
+    With a ``target``, ``echo`` gets the points meeting it; ``draw``: the study's warm worker
+    pool's map, to draw a sweep's figures on (:meth:`simulate.executors.Executor.map`)."""
     from reports.metrics import Context, Estimate, MetricError, expand
     from reports.sweep import SweepPoint, sweep_sections
     from simulate.games import get_game
@@ -89,7 +90,7 @@ def write_study_report(
         SweepPoint(p["name"], p["set"], run, {k: Estimate.from_dict(v) for k, v in m.items()}, t)
         for t, p, run, m in found
     ]
-    sections = sweep_sections(record, points, refs, bound, mapper)
+    sections = sweep_sections(record, points, refs, bound, mapper, draw)
     for section in sections:
         if section.key == "target" and section.table is not None:
             echo(section.text)

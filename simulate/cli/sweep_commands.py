@@ -130,7 +130,7 @@ def sweep_study(
     try:
         with progress_bar(f"sweep {g.name}", want_progress(progress)) as update:
             run_sweep(plan, executor, measurers[0], update)
-        html, md = write_study_report(out, r.target, mapper, echo)
+        html, md = write_study_report(out, r.target, mapper, echo, executor.map)
     finally:
         executor.close()
     return out, html, md
