@@ -172,6 +172,7 @@ def simulate(
     own = executor is None
     if executor is None:
         executor = make_executor(workers, backend, scheduler, tasks=session.chunks)
+        executor.warm(session.setup)  # workers load while this process opens the run
     if notice := compiling_notice(session.game):
         warn(notice)
     label = f"{session.game.name} {session.config.n_players}p"
