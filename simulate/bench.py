@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import platform
 import subprocess
@@ -195,13 +196,21 @@ def run_study_bench(game_name: str, make_measurer, games: int | None = None) -> 
             measurer = make_measurer(_study_config(game.name, bench, n)[1], names)
             rows += _metric_set_rows(game.name, bench, n, cores, label, measurer, Path(tmp))
         seconds = _cold_sweep_seconds(game.name, bench, n, Path(tmp) / "cli")
-        rows.append(
+        record = json.loads((Path(tmp) / "cli" / "study.json").read_text())
+        total = len(record["points"]) * n
+        alone = _cold_seconds(_simulate_args(game.name, bench, total, Path(tmp) / "one"))
+        rows += [
             (
                 "`dinolab sweep` (default metrics) from a cold start: workers started, "
                 "kernels loaded, report written",
                 f"{seconds:.1f} s",
-            )
-        )
+            ),
+            (
+                f"`dinolab simulate` of the same {total:,} games in one run, every table, "
+                "from a cold start",
+                f"{alone:.1f} s: the sweep takes {seconds / alone:.2f}x",
+            ),
+        ]
     title = f"### `dinolab bench {game_name} --study`" + (f" (`--games {games}`)" if games else "")
     return bench_section(title, cores, rows)
 
@@ -306,13 +315,16 @@ def _cold_sweep_seconds(game_name: str, bench: Bench, n: int, out: Path) -> floa
     """Wall seconds of the whole ``dinolab sweep`` command of the study benchmark, from a
     cold start (a subprocess), writing into ``out``."""
     params = [a for spec in bench.study for a in ("--param", spec)]
-    cmd = [
-        sys.executable,
-        "-m",
-        "simulate.cli",
-        "sweep",
-        game_name,
-        *params,
+    return _cold_seconds(["sweep", game_name, *params, *_lineup_args(bench, n, out)])
+
+
+def _simulate_args(game_name: str, bench: Bench, n: int, out: Path) -> list[str]:
+    """``dinolab simulate`` of ``n`` games of the bench lineup into ``out``, every table."""
+    return ["simulate", game_name, *_lineup_args(bench, n, out)]
+
+
+def _lineup_args(bench: Bench, n: int, out: Path) -> list[str]:
+    return [
         "-n",
         str(n),
         "-p",
@@ -323,6 +335,11 @@ def _cold_sweep_seconds(game_name: str, bench: Bench, n: int, out: Path) -> floa
         "--out",
         str(out),
     ]
+
+
+def _cold_seconds(args: list[str]) -> float:
+    """Wall seconds of ``dinolab ARGS`` from a cold start (a subprocess)."""
+    cmd = [sys.executable, "-m", "simulate.cli", *args]
     t0 = time.perf_counter()
     subprocess.run(
         cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
