@@ -410,9 +410,12 @@ class ProcessExecutor(Executor):
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         items = list(items)
-        if len(items) < 2:
-            return [fn(x) for x in items]
-        return list(self._pool().map(fn, items))
+        if len(items) > 1:
+            try:
+                return list(self._pool().map(fn, items))
+            except BrokenProcessPool:  # a worker died: the next run starts a new pool
+                self._drop_pool()
+        return [fn(x) for x in items]
 
     def close(self) -> None:
         self._drop_pool()

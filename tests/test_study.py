@@ -44,6 +44,15 @@ def _pid(_: object) -> int:
     return os.getpid()
 
 
+def _square_unless_a_worker(x: int) -> int:
+    """``x * x`` in the test process; a pool worker dies instead."""
+    import os
+
+    if str(os.getpid()) != os.environ["DINOLAB_TEST_PARENT"]:
+        os._exit(1)
+    return x * x
+
+
 def _setup(game: str = "dkd", **kw):
     return build_config(
         game, n_players=None, strategies=None, rotate=False, seed=0, games=1, chunk_size=None, **kw
@@ -218,6 +227,22 @@ def test_a_sweeps_figures_drawn_by_its_workers_are_the_report_drawn_here(cli, tm
     r = cli("report", out)
     assert r.code == 0, r.err
     assert (out / "report.html").read_bytes() == by_workers
+
+
+def test_a_pool_whose_worker_dies_maps_in_this_process(monkeypatch):
+    """A report's figures are drawn whatever happens to the workers: where one dies, the
+    pool's map is done in the driver instead, with the same results."""
+    import os
+
+    from simulate.executors import ProcessExecutor
+
+    monkeypatch.setenv("DINOLAB_TEST_PARENT", str(os.getpid()))
+    pool = ProcessExecutor(2)
+    try:
+        assert pool.map(_square_unless_a_worker, [1, 2, 3]) == [1, 4, 9]
+        assert pool._live is None  # the broken pool is gone; a later run starts a new one
+    finally:
+        pool.close()
 
 
 @pytest.mark.slow
