@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -73,8 +74,12 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
     warmup(setup)  # compiled once here, so every row loads the kernels from the cache
 
     def simulate(out: Path, games_: int, *extra: str) -> float:
+        """Wall seconds of one run into ``out``, removed after (Dino Kontra Dino's workload
+        writes 2.6 GB)."""
         args = [game.name, "-n", str(games_), "-p", str(bench.players), "-s", bench.lineup]
-        return measure_simulate([*args, "--seed", "1", "--out", str(out), *extra])[0]
+        seconds = measure_simulate([*args, "--seed", "1", "--out", str(out), *extra])[0]
+        shutil.rmtree(out, ignore_errors=True)
+        return seconds
 
     rows: list[tuple[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:

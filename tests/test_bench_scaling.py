@@ -38,3 +38,23 @@ def test_backend_without_scaling_is_refused_in_one_line(cli):
     assert r.code == 2 and "--backend is for --scaling" in r.err
     r = cli("bench", "dkd", "--scaling", "--backend", "mpi")
     assert r.code == 2 and "unknown backend 'mpi'" in r.err
+
+
+@pytest.mark.parametrize("name", ["dkd", "evo", "dtb", "oos"])
+def test_every_games_scaling_workload_keeps_16_workers_equally_busy(name):
+    """Every one of 16 workers gets the same number of chunks of the declared workload, so
+    the 16-worker time measures scaling, not a last wave of a few chunks."""
+    from simulate.config import build_config
+    from simulate.games import get_game
+
+    bench = get_game(name).bench
+    config, _ = build_config(
+        name,
+        n_players=bench.players,
+        strategies=bench.lineup,
+        rotate=True,
+        seed=1,
+        games=bench.scaling_games,
+        chunk_size=None,
+    )
+    assert config.n_chunks >= 2 * 16 and config.n_chunks % 16 == 0, config.n_chunks

@@ -65,7 +65,9 @@ class Bench:
     study_games: int = 50_000
     """Games per point of the study benchmark."""
     scaling_games: int = 200_000
-    """Games of ``dinolab bench GAME --scaling``'s run at each worker count."""
+    """Games of ``dinolab bench GAME --scaling``'s run at each worker count: about a minute and a
+    half for one worker (a run's start, about 2 s, must be small beside the time of 16
+    workers), cut into chunks that fall evenly on 16 workers."""
     strong_games: int = 2_000
     """Games per player count of ``dinolab bench GAME --strong``'s head-to-head (``strong``
     against the strongest ladder rung)."""

@@ -128,7 +128,7 @@ SPEC = GameSpec(
         extra=bench_rows,
         study=("hand_size=1..5", "first_holder=-1..2"),
         study_games=50_000,
-        scaling_games=10_000_000,
+        scaling_games=48_000_000,
     ),
     demo=Demo(4, "greedy,cautious,blind,random", games=1_000_000, test_games=4000),
     report="reports.dino_kontra_dino",

@@ -108,6 +108,7 @@ SPEC = GameSpec(
         interpreted_games=6,
         study=("start_points=4,6,8", "gene_bag.tail=3,6,9"),
         study_games=100_000,
+        scaling_games=960_000,
     ),
     demo=Demo(4, "heuristic", games=200_000, rotate=False, test_games=600, robust_games=1000),
     report="reports.evo",

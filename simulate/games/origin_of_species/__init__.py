@@ -97,6 +97,7 @@ SPEC = GameSpec(
         interpreted_games=3,
         study=("hand_size=5..7", "food_add.p4=0..2"),
         study_games=20_000,
+        scaling_games=800_000,
     ),
     demo=Demo(
         4,

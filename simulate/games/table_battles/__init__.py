@@ -92,7 +92,7 @@ SPEC = GameSpec(
         interpreted_games=40,
         study=("dice=4..7", "markers_per_dino=2..4"),
         study_games=50_000,
-        scaling_games=1_000_000,
+        scaling_games=2_400_000,
     ),
     demo=Demo(2, "heuristic", games=300_000, rotate=False, test_games=600, robust_games=4000),
     report="reports.table_battles",
