@@ -104,6 +104,7 @@ def test_a_sweep_on_dask_gives_the_local_results(tmp_path, cli_module):
     assert len(local) > 4 * 5 and parquet_files(tmp_path / "dask") == local
     for name in (
         "results.csv",
+        "report.html",  # its figures drawn on the Dask workers, the local ones in-process
         *(f"points/{p.name}/metrics.json" for p in (tmp_path / "local" / "points").iterdir()),
     ):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
