@@ -209,16 +209,6 @@ def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
 def test_a_sweeps_figures_drawn_by_its_workers_are_the_report_drawn_here(cli, tmp_path):
     """``dinolab sweep`` draws its report's figures on the warm workers that played its
     points; ``dinolab report`` on the folder draws them in one process: the same bytes."""
-    import os
-
-    from simulate.executors import ProcessExecutor
-
-    pool = ProcessExecutor(2)
-    try:
-        assert pool.map(abs, range(-5, 0)) == [5, 4, 3, 2, 1]
-        assert os.getpid() not in set(pool.map(_pid, range(4)))
-    finally:
-        pool.close()
     out = tmp_path / "drawn"
     r = cli(*[a for a in SWEEP if a not in ("--workers", "1")], "--workers", "2", "--out", out)
     assert r.code == 0, r.err
@@ -239,6 +229,8 @@ def test_a_pool_whose_worker_dies_maps_in_this_process(monkeypatch):
     monkeypatch.setenv("DINOLAB_TEST_PARENT", str(os.getpid()))
     pool = ProcessExecutor(2)
     try:
+        assert pool.map(abs, range(-5, 0)) == [5, 4, 3, 2, 1]  # in order
+        assert os.getpid() not in set(pool.map(_pid, range(4)))  # on the workers
         assert pool.map(_square_unless_a_worker, [1, 2, 3]) == [1, 4, 9]
         assert pool._live is None  # the broken pool is gone; a later run starts a new one
     finally:
