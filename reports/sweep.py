@@ -166,13 +166,17 @@ def sweep_sections(
     ]
     if len(knobs) == 2 and settings["design"] == "grid":
         sections += heatmap_sections(points, knobs, names, target, tiers)
-    with ThreadPoolExecutor(1) as waiter:
-        drawn = waiter.submit(draw_figures, sections, draw) if draw is not None else None
-        later = [steps_section(points, knobs, steps, refs, names, target, mapper)]
-        if target is not None:
-            later.append(target_section(points, knobs, target))
-        sections = drawn.result() if drawn is not None else draw_figures(sections)
-    return sections + later
+
+    def later() -> list[Section]:
+        out = [steps_section(points, knobs, steps, refs, names, target, mapper)]
+        return out + ([target_section(points, knobs, target)] if target is not None else [])
+
+    if draw is None:
+        return draw_figures(sections) + later()
+    with ThreadPoolExecutor(1) as waiter:  # the workers draw while this process measures
+        drawn = waiter.submit(draw_figures, sections, draw)
+        rest = later()
+        return drawn.result() + rest
 
 
 def overview_section(
