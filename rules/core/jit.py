@@ -1,12 +1,17 @@
 """Numba configuration shared by every kernel.
 
-All kernels use :data:`jit` (``njit(cache=True, nogil=True)``). numba never inlines one
-compiled function into another, so small functions on the hot path (the RNG, the Dino Kontra
-Dino engine and its cheap bots) use :data:`jit_inline` (the same, inlined in numba's IR): in
-Dino Kontra Dino the calls alone were a third of the kernel's time. The cache lives in a
+All kernels use :data:`jit` (``njit(cache=True, nogil=True)``). numba never inlines one compiled
+function into another, so small functions on the hot path (the RNG, the Dino Kontra Dino engine
+and its cheap bots) use :data:`jit_inline` (the same, inlined in numba's IR): in Dino Kontra
+Dino the calls alone were a third of the kernel's time. Thin entries above large callees (each
+game's ``choose``, the search bots' ``search``/``strong``) are inlined too, to compile faster:
+numba optimises and compiles every separately compiled function with all it calls linked in, so
+a thin wrapper cost its whole subtree's LLVM time again (about 2 s each). A large function with
+a single caller stays :data:`jit`: inlining copies its numba IR, which cost more than the LLVM
+time it saved (``docs/benchmarks.md``, *Toward a 20 s compile*). The cache lives in a
 project-local directory, so the first worker compiles (under a file lock) and the others load
-the compiled code instead of compiling it again; numba's cache index is written under a lock
-of its own, so processes that do compile at once cannot corrupt it.
+the compiled code instead of compiling it again; numba's cache index is written under a lock of
+its own, so processes that do compile at once cannot corrupt it.
 ``NUMBA_DISABLE_JIT=1`` runs the very same code as plain Python, for debugging and coverage.
 
 numba invalidates a cached function only when *its own* file changes, not when a function it
@@ -223,19 +228,23 @@ jit = _make_jit()
 jit_inline = _make_jit(inline="always")
 
 
-def compile_generated(source: str, name: str, namespace: dict[str, Any]) -> Any:
+def compile_generated(
+    source: str, name: str, namespace: dict[str, Any], *, inline: bool = True
+) -> Any:
     """Function ``name`` defined by generated ``source`` (globals: ``namespace``), compiled
-    to be inlined into its callers.
+    to be inlined into its callers (``inline=False``: once, out of line, for a slow path
+    called from many places).
 
     Not cached on its own (an exec'd function has no source file to stamp), which costs
-    nothing: inlined into a cached kernel, it is cached with the kernel, and the kernel's
+    nothing: inlined into a cached kernel, or linked into its machine code, it is cached with
+    the kernel, and the kernel's
     freshness stamp covers the module that declared it (:func:`dependency_digest`).
     """
     from numba import njit
 
     scope = dict(namespace)
     exec(compile(source, f"<generated {name}>", "exec"), scope)
-    return njit(nogil=True, inline="always")(scope[name])
+    return njit(nogil=True, inline="always" if inline else "never")(scope[name])
 
 
 def records(n: int, dtype: np.dtype) -> np.ndarray:

@@ -9,10 +9,11 @@ to :func:`allowed_for` and binds what it returns as its globals; the bots ask
 table, not the restricted bot).
 
 The functions are generated source compiled to be inlined (:func:`rules.core.jit
-.compile_generated`): numba cannot cache a function that receives another compiled function,
-but inlined code is cached with the kernel that inlines it, under a freshness stamp that covers
-this module. Dino Kontra Dino plays its cards simultaneously, from a hand rather than a list of
-actions, and keeps its own (:mod:`strategies.dino_kontra_dino.allowed`).
+.compile_generated`; :data:`OUT_OF_LINE` ones compiled once and called): numba cannot cache a
+function that receives another compiled function, but inlined code is cached with the kernel
+that inlines it, under a freshness stamp that covers this module. Dino Kontra Dino plays its
+cards simultaneously, from a hand rather than a list of actions, and keeps its own
+(:mod:`strategies.dino_kontra_dino.allowed`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ def allowed_action(lu, j, tb, st, i):
     return actions(tb, st, i)  # noqa: F821 (unrestricted, or every action is forbidden)
 
 
+OUT_OF_LINE = ("all_forbidden",)
+"""Compiled once rather than inlined: the slow path of every ``forbidden`` check (Table
+Battles has nine), which only a restricted position reaches. Inlined at each check, it cost
+Table Battles' first compile 3-5 s."""
+
 TEMPLATES: tuple[Callable[..., Any], ...] = (
     uses_forbidden,
     all_forbidden,
@@ -128,6 +134,8 @@ def allowed_for(
         if name == "all_forbidden" and all_forbidden is not None:
             scope[name] = all_forbidden
         else:
-            scope[name] = compile_generated(inspect.getsource(template), name, scope)
+            scope[name] = compile_generated(
+                inspect.getsource(template), name, scope, inline=name not in OUT_OF_LINE
+            )
         made.append(scope[name])
     return made[0], made[1], made[2], made[3], made[4]

@@ -358,7 +358,7 @@ def pick(
     return wk.cand[halving_pick(tb, st, pool, wk.cand, m, st.actor, budget, ctx)]
 
 
-@jit
+@jit_inline
 def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     """``search``: flat Monte Carlo, every playout to the end (``p``: its parameters)."""
     flags = (p[SEARCH_AT.moves] >= 0.5) + 2 * (p[SEARCH_AT.cards] >= 0.5)
@@ -368,7 +368,7 @@ def search(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     return pick(tb, st, wk, pool, vt, lu, j, rollouts, limit, flags, np.int64(-1), no)
 
 
-@jit
+@jit_inline
 def strong(tb, st, wk, pool, vt, lu, j: int, p) -> np.int64:
     """``strong``: sequential halving over short playouts scored by :func:`cutoff_value`."""
     flags = (p[STRONG_AT.moves] >= 0.5) + 2 * (p[STRONG_AT.cards] >= 0.5)

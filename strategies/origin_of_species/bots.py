@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from strategies.core.allowed import has_forbids
 from strategies.origin_of_species.allowed import all_forbidden, allowed_action, n_allowed
@@ -29,14 +29,14 @@ def play_random(lineup, j, tb, st) -> np.int64:
     return allowed_action(lineup, j, tb, st, bounded(st.rng, 1 + st.actor, n))
 
 
-@jit
+@jit_inline
 def play_heuristic(lineup, j, tb, st) -> np.int64:
     # The heuristic falls back on a forbidden action by itself when nothing else is legal, so
     # it needs no enumeration of the legal actions (``all_forbidden``) here.
     return heuristic(tb, st, lineup.params[j], lineup.forbid[j], has_forbids(lineup, j))
 
 
-@jit
+@jit_inline
 def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 

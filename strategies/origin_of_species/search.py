@@ -273,7 +273,7 @@ def pick(lineup, j, tb, st, worlds, strict, budget, limit, feed, horizon, slope,
     return cand[halving_pick(tb, st, worlds, cand, m, st.actor, budget, ctx)]
 
 
-@jit
+@jit_inline
 def search(lineup, j, tb, st, worlds, strict) -> np.int64:
     """``search``: flat Monte Carlo, every playout to the end."""
     p = lineup.params[j]
@@ -282,7 +282,7 @@ def search(lineup, j, tb, st, worlds, strict) -> np.int64:
     return pick(lineup, j, tb, st, worlds, strict, rollouts, limit, feed, np.int64(-1), 0.0, 0.0)
 
 
-@jit
+@jit_inline
 def strong(lineup, j, tb, st, worlds, strict) -> np.int64:
     """``strong``: sequential halving over short playouts scored by :func:`evaluate`."""
     p = lineup.params[j]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.core.jit import jit
+from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from rules.table_battles.engine import actions
 from strategies.table_battles.allowed import allowed_action, n_allowed
@@ -38,7 +38,7 @@ def play_random(lu, j: int, tb, st) -> np.int64:
     return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
 
 
-@jit
+@jit_inline
 def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 

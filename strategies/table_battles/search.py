@@ -322,7 +322,7 @@ def battle_candidates(tb, st, lu, j: int, cand, limit: int, calm: int) -> int:
     return all_candidates(tb, st, lu, j, cand)
 
 
-@jit
+@jit_inline
 def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int, calm: int) -> np.int64:
     """Flat Monte Carlo in the battle; the heuristic drafts. ``calm``: turns the battle has
     gone without progress (:func:`~strategies.table_battles.heuristic.stalled`)."""
@@ -336,7 +336,7 @@ def search(tb, st, lu, j: int, worlds, rollouts: int, limit: int, calm: int) -> 
     return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, calm, np.int64(-1), NO_WEIGHTS)
 
 
-@jit
+@jit_inline
 def drafter(tb, st, lu, j: int, worlds, rollouts: int, calm: int) -> np.int64:
     """Flat Monte Carlo over the draft actions; the heuristic battles."""
     if st.kind != DRAFT:
@@ -348,7 +348,7 @@ def drafter(tb, st, lu, j: int, worlds, rollouts: int, calm: int) -> np.int64:
     return mc_pick(tb, st, lu, j, worlds, cand, m, rollouts, np.int64(0), np.int64(-1), NO_WEIGHTS)
 
 
-@jit
+@jit_inline
 def strong(tb, st, lu, j: int, worlds, calm: int) -> np.int64:
     """``strong``: the search's candidates compared by sequential halving over short
     playouts scored by the fitted evaluation (:func:`mc_pick`); the heuristic drafts."""
