@@ -4,7 +4,8 @@ The store makes the write atomic (a local rename, or one object-store put), so a
 never leaves a half file under a final name. The bytes come from :mod:`simulate.pqformat`
 (compiled-free array encoders straight from the kernel's buffers: value-range dictionaries
 bit-packed without hashing, delta-encoded ``game_id``, zstd level 1 where it pays); a table
-it does not handle (list columns, nulls) is written by pyarrow with the settings below. Both
+it does not handle (nulls, lists of anything but strings) is written by pyarrow with the
+settings below. Both
 are deterministic: the same rows give the same bytes.
 """
 

@@ -3,18 +3,19 @@ Python loop over rows, no hashing.
 
 pyarrow's writer dictionary-encodes a column by hashing every value, widens int8 to Parquet's
 INT32 before compressing, and has a floor of about 13 ms for a 2.2-million-row column; Dino
-Kontra Dino's kernel plays the 50,000 games of those rows in about 90 ms. Here a column of
-small integers is dictionary-encoded without hashing: its dictionary is the range of its
-values (``lo .. hi``), a value's index is ``value - lo``, and the indices are written in
-Parquet's RLE/bit-packing hybrid by one compiled pass, with runs as RLE runs (a per-round
-value repeated for each seat costs two bytes a round). ``game_id`` (an int64 key, sorted) is
-DELTA_BINARY_PACKED; booleans are Arrow's bitmap as it is (Parquet's PLAIN booleans);
-floats and wide integers PLAIN; category columns their labels and int8 codes. Each column is
-one page, zstd-compressed unless zstd saves too little (then stored plain: a random 6-bit
-card id does not compress). Every column is OPTIONAL with no nulls, and the file carries the
-Arrow schema, so pyarrow, pandas, polars and DuckDB read the types they read from pyarrow's
-files. Tables with other columns (lists, nulls) return ``None``: the caller writes them with
-pyarrow.
+Kontra Dino's kernel plays the 50,000 games of those rows in about 90 ms. Here a column of small
+integers is dictionary-encoded without hashing: its dictionary is the range of its values (``lo
+.. hi``), a value's index is ``value - lo``, and the indices are written in Parquet's
+RLE/bit-packing hybrid by one compiled pass, with runs as RLE runs (a per-round value repeated
+for each seat costs two bytes a round). ``game_id`` (an int64 key, sorted) is
+DELTA_BINARY_PACKED; booleans are Arrow's bitmap as it is (Parquet's PLAIN booleans); floats and
+wide integers PLAIN; category columns their labels and int8 codes; lists of labels (a player's
+team, the cards they saw) Parquet's three-level LIST of dictionary-encoded strings, with levels
+built by array operations. Each column is one page, zstd-compressed unless zstd saves too little
+(then stored plain: a random 6-bit card id does not compress). Every column is OPTIONAL with no
+nulls, and the file carries the Arrow schema, so pyarrow, pandas, polars and DuckDB read the
+types they read from pyarrow's files. Tables with other columns (nulls, lists of other types)
+return ``None``: the caller writes them with pyarrow.
 
 Metadata is Thrift's compact protocol, written by :class:`Thrift` for the few structures a
 file needs (``parquet.thrift``: FileMetaData, SchemaElement, RowGroup, ColumnChunk,
@@ -28,6 +29,7 @@ import struct
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 ZSTD_LEVEL = 1
 """Chosen by measurement (``docs/benchmarks.md``, *The log writer*): levels 2-3 saved under 1%
@@ -42,8 +44,8 @@ BOOLEAN, INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY = 0, 1, 2, 4, 5, 6
 PLAIN, RLE, DELTA_BINARY_PACKED, RLE_DICTIONARY = 0, 3, 5, 8
 UNCOMPRESSED, ZSTD = 0, 6
 DATA_PAGE, DICTIONARY_PAGE = 0, 2
-OPTIONAL = 1
-UTF8, UINT_8, UINT_16, INT_8, INT_16, INT_32 = 0, 11, 12, 15, 16, 17
+OPTIONAL, REPEATED = 1, 2
+UTF8, LIST, UINT_8, UINT_16, INT_8, INT_16, INT_32 = 0, 3, 11, 12, 15, 16, 17
 CONVERTED = {(8, True): INT_8, (16, True): INT_16, (32, True): INT_32, (8, False): UINT_8}
 
 # thrift compact protocol types
@@ -181,18 +183,30 @@ def delta_binary_packed(values: np.ndarray) -> bytes:
 
 
 class Page:
-    """A column's pages: its encoding, bytes before compression, and statistics."""
+    """A column's pages: its encoding, bytes before compression, and statistics; a list
+    column's also its levels and how many there are (one per string and per empty list)."""
 
-    def __init__(self, kind, encoding, data, dictionary=None, n_dict=0, lo=None, hi=None):
+    def __init__(
+        self, kind, encoding, data, dictionary=None, n_dict=0, lo=None, hi=None, levels=None, n=0
+    ):
         self.kind, self.encoding, self.data = kind, encoding, data
         self.dictionary, self.n_dict, self.lo, self.hi = dictionary, n_dict, lo, hi
+        self.levels, self.n_levels = levels, n
+
+
+def _levels(levels: np.ndarray, width: int) -> bytes:
+    """Repetition or definition levels (uint8) in the RLE/bit-packing hybrid with v1's length
+    prefix: one RLE run when they are all the same, else one bit-packed run."""
+    if len(levels) and not np.any(levels != levels[0]):
+        body = _varint(len(levels) << 1) + bytes([int(levels[0])])
+    else:
+        body = _varint((-(-len(levels) // 8) << 1) | 1) + bit_pack(levels, width).tobytes()
+    return struct.pack("<I", len(body)) + body
 
 
 def _definition_levels(n: int) -> bytes:
-    """Every value present: one RLE run of level 1, with v1's length prefix."""
-    t = Thrift()
-    t.varint(n << 1)
-    body = bytes(t.out) + b"\x01"
+    """Every value of a flat column present: one RLE run of level 1, with v1's length prefix."""
+    body = _varint(n << 1) + b"\x01"
     return struct.pack("<I", len(body)) + body
 
 
@@ -232,6 +246,34 @@ def _labels(array: pa.DictionaryArray) -> Page:
     return Page(BYTE_ARRAY, RLE_DICTIONARY, data, dictionary, len(labels))
 
 
+def _string_lists(array: pa.ListArray) -> Page | None:
+    """A list-of-strings column as Parquet's LIST (``<name>.list.element``): its strings
+    dictionary-encoded in the order first seen; a string's repetition level is 0 when it
+    starts its row's list, else 1, its definition level 3 (an empty list: one level 1)."""
+    values = array.flatten()
+    if array.offset or values.null_count:
+        return None
+    offsets = np.frombuffer(array.buffers()[1], np.int32, len(array) + 1)
+    lengths = np.diff(offsets)
+    entries = np.maximum(lengths, 1)
+    starts = np.cumsum(entries) - entries
+    repetition = np.ones(int(entries.sum()), np.uint8)
+    repetition[starts] = 0
+    definition = np.full(len(repetition), 3, np.uint8)
+    definition[starts[lengths == 0]] = 1
+    levels = {"levels": _levels(repetition, 1) + _levels(definition, 2), "n": len(repetition)}
+    if not len(values):
+        return Page(BYTE_ARRAY, PLAIN, b"", **levels)
+    encoded = pc.dictionary_encode(values)
+    labels = [x.encode() for x in encoded.dictionary.to_pylist()]
+    if len(labels) > 256:
+        return None
+    codes = encoded.indices.to_numpy().astype(np.uint8)
+    data = bit_packed_run(codes, _bit_width(len(labels) - 1))
+    dictionary = b"".join(struct.pack("<I", len(x)) + x for x in labels)
+    return Page(BYTE_ARRAY, RLE_DICTIONARY, data, dictionary, len(labels), **levels)
+
+
 def _page(array: pa.Array, key: bool) -> Page | None:
     """How one column is stored (``None``: a type this writer does not handle)."""
     t = array.type
@@ -239,6 +281,8 @@ def _page(array: pa.Array, key: bool) -> Page | None:
         return None
     if pa.types.is_dictionary(t) and t.index_type == pa.int8() and t.value_type == pa.string():
         return _labels(array)
+    if pa.types.is_list(t) and t.value_type == pa.string():
+        return _string_lists(array)
     if t == pa.bool_():
         if array.offset:
             return None
@@ -264,8 +308,24 @@ def _page(array: pa.Array, key: bool) -> Page | None:
     return _integers(values, INT64 if t == pa.int64() else INT32)
 
 
-def _schema_element(field: pa.Field, page: Page):
-    t = field.type
+def _schema_elements(field: pa.Field, page: Page) -> list:
+    """A column's SchemaElements: one, or a list's group, its repeated group and element."""
+    if page.levels is None:
+        return [_schema_element(field.name, field.type, page)]
+    return [
+        [
+            (3, T_I32, OPTIONAL),
+            (4, T_BINARY, field.name),
+            (5, T_I32, 1),
+            (6, T_I32, LIST),
+            (10, T_STRUCT, [(3, T_STRUCT, [])]),
+        ],
+        [(3, T_I32, REPEATED), (4, T_BINARY, "list"), (5, T_I32, 1)],
+        _schema_element("element", field.type.value_type, page),
+    ]
+
+
+def _schema_element(name: str, t: pa.DataType, page: Page):
     converted = logical = None
     if page.kind == BYTE_ARRAY:
         converted, logical = UTF8, [(1, T_STRUCT, [])]
@@ -276,7 +336,7 @@ def _schema_element(field: pa.Field, page: Page):
     return [
         (1, T_I32, page.kind),
         (3, T_I32, OPTIONAL),
-        (4, T_BINARY, field.name),
+        (4, T_BINARY, name),
         (6, T_I32, converted),
         (10, T_STRUCT, logical),
     ]
@@ -293,7 +353,10 @@ def _column_chunk(name: str, page: Page, n: int, codec: pa.Codec, offset: int):
     """A column chunk's bytes (dictionary page, data page) at file ``offset``, and its
     ColumnMetaData. The chunk is zstd-compressed when that keeps at most
     :data:`KEEP_IF_SAVED` of its data page, else stored plain."""
-    body = _definition_levels(n) + page.data
+    if page.levels is not None:
+        n, path, body = page.n_levels, [name, "list", "element"], page.levels + page.data
+    else:
+        path, body = [name], _definition_levels(n) + page.data
     packed = codec.compress(body, asbytes=True)
     compressed = len(packed) <= KEEP_IF_SAVED * len(body)
     if not compressed:
@@ -322,7 +385,7 @@ def _column_chunk(name: str, page: Page, n: int, codec: pa.Codec, offset: int):
     meta = [
         (1, T_I32, page.kind),
         (2, T_LIST, (T_I32, sorted(encodings))),
-        (3, T_LIST, (T_BINARY, [name])),
+        (3, T_LIST, (T_BINARY, path)),
         (4, T_I32, ZSTD if compressed else UNCOMPRESSED),
         (5, T_I64, n),
         (6, T_I64, raw),
@@ -363,7 +426,7 @@ def encode_table(table: pa.Table, keys: tuple[str, ...] = ("game_id",)) -> bytes
         (6, T_I64, offset - 4),
     ]
     schema = [[(4, T_BINARY, "schema"), (5, T_I32, len(pages))]]
-    schema += [_schema_element(f, p) for f, p in zip(table.schema, pages, strict=True)]
+    schema += [e for f, p in zip(table.schema, pages, strict=True) for e in _schema_elements(f, p)]
     arrow_schema = base64.b64encode(table.schema.serialize().to_pybytes())
     footer = thrift(
         [

@@ -18,6 +18,8 @@ def _table(n: int, seed: int) -> pa.Table:
     rng = np.random.default_rng(seed)
     ids = np.sort(rng.integers(0, 3, n).cumsum() * rng.choice([1, 1000, 10**12]))
     labels = pa.array(["greedy", "random", "blind"])
+    cards = [f"card {i}" for i in range(40)]
+    seen = [[cards[c] for c in rng.integers(0, 40, k)] for k in rng.integers(0, 6, n)]
     return pa.table(
         {
             "game_id": pa.array(ids.astype(np.int64)),
@@ -33,6 +35,7 @@ def _table(n: int, seed: int) -> pa.Table:
             "strategy": pa.DictionaryArray.from_arrays(
                 pa.array(rng.integers(0, 3, n).astype(np.int8)), labels
             ),
+            "seen": pa.array(seen, pa.list_(pa.string())),  # empty lists among them
         }
     )
 
@@ -59,7 +62,17 @@ def test_statistics_let_readers_skip_parts_by_game():
     assert ids.has_min_max and ids.min == _table(1000, 3)["game_id"][0].as_py()
 
 
+def test_a_list_column_has_one_repetition_and_definition_level_per_string():
+    table = pa.table({"team": pa.array([["a"], ["b", "c"], [], ["c", "a", "a"]])})
+    meta = pq.ParquetFile(io.BytesIO(encode_table(table))).metadata
+    assert meta.schema.column(0).path == "team.list.element"
+    assert meta.schema.column(0).max_repetition_level == 1
+    assert meta.schema.column(0).max_definition_level == 3
+    assert meta.row_group(0).column(0).num_values == 7  # six strings and one empty list
+    assert pq.read_table(io.BytesIO(encode_table(table))).equals(table)
+
+
 def test_a_table_it_cannot_write_is_left_to_pyarrow():
-    lists = pa.table({"team": pa.array([["a"], ["b", "c"]])})
+    lists = pa.table({"team": pa.array([[1], [2, 3]], pa.list_(pa.int8()))})
     nulls = pa.table({"x": pa.array([1, None], pa.int8())})
     assert encode_table(lists) is None and encode_table(nulls) is None
