@@ -389,3 +389,24 @@ def test_a_run_of_one_chunk_starts_no_worker(cli, tmp_path):
         one = pl.read_parquet(tmp_path / "one" / table)
         two = pl.read_parquet(tmp_path / "two" / table)
         assert one.equals(two), table
+
+
+def test_a_run_imports_neither_pandas_nor_polars(tmp_path):
+    """A run's start stays short: playing, writing and describing a run (its data files, the
+    parts of every table, list columns included) go around pyarrow's pandas shim, and the
+    game declarations import polars only where a fit or a report needs it."""
+    code = (
+        "import sys\n"
+        "from simulate.cli import main\n"
+        "for game in ('dkd', 'evo', 'dtb', 'oos'):\n"
+        "    try:\n"
+        "        main(['simulate', game, '-n', '40', '--workers', '1', '--no-progress',\n"
+        f"              '--out', r'{tmp_path}' + '/' + game])\n"
+        "    except SystemExit as e:\n"
+        "        assert not e.code, e.code\n"
+        "print(sorted(m for m in ('pandas', 'polars') if m in sys.modules))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+    assert all((tmp_path / g / "players").is_dir() for g in ("dkd", "evo", "dtb", "oos"))

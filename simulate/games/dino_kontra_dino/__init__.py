@@ -17,6 +17,7 @@ from simulate.games.dino_kontra_dino.kernel import play_chunk
 from simulate.games.dino_kontra_dino.replay import render
 from simulate.games.dino_kontra_dino.tables import STRENGTH_FILE, TABLES
 from simulate.games.dino_kontra_dino.yardstick import bench_rows
+from simulate.kit.arrow import strings, to_arrow
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.dino_kontra_dino import REGISTRY
 from strategies.dino_kontra_dino.allowed import mark_free
@@ -58,23 +59,23 @@ def data_files(setup: Setup) -> dict[str, bytes]:
     deck: Deck = setup.data
     dinos = pa.table(
         {
-            "card_id": pa.array(np.arange(1, deck.n_dinos + 1), I8),
-            "name": deck.dino_names,
-            **{t: pa.array(deck.dino_traits[:, i], I8) for i, t in enumerate(TRAITS)},
-            "source": deck.dino_sources,
+            "card_id": to_arrow(np.arange(1, deck.n_dinos + 1), I8),
+            "name": strings(deck.dino_names),
+            **{t: to_arrow(deck.dino_traits[:, i], I8) for i, t in enumerate(TRAITS)},
+            "source": strings(deck.dino_sources),
         }
     )
     events = pa.table(
         {
-            "event_id": pa.array(np.arange(1, deck.n_events + 1), I8),
-            "name": deck.event_names,
-            "needs": [deck.needs_text(e) for e in range(deck.n_events)],
-            "n_traits": pa.array((deck.event_needs[:, 1] != 4).astype(np.int8) + 1, I8),
+            "event_id": to_arrow(np.arange(1, deck.n_events + 1), I8),
+            "name": strings(deck.event_names),
+            "needs": strings([deck.needs_text(e) for e in range(deck.n_events)]),
+            "n_traits": to_arrow((deck.event_needs[:, 1] != 4).astype(np.int8) + 1, I8),
             **{
-                t: pa.array([(deck.event_needs[e] == i).any() for e in range(deck.n_events)])
+                t: to_arrow((deck.event_needs == i).any(axis=1), pa.bool_())
                 for i, t in enumerate(TRAITS)
             },
-            "source": deck.event_sources,
+            "source": strings(deck.event_sources),
         }
     )
     return {
@@ -93,9 +94,9 @@ def strength_table(setup: Setup) -> pa.Table:
     events, cards = np.meshgrid(np.arange(deck.n_events), np.arange(deck.n_dinos), indexing="ij")
     return pa.table(
         {
-            "event_id": pa.array((events + 1).ravel(), I8),
-            "card_id": pa.array((cards + 1).ravel(), I8),
-            "strength": pa.array(power.T.ravel(), I8),
+            "event_id": to_arrow((events + 1).ravel(), I8),
+            "card_id": to_arrow((cards + 1).ravel(), I8),
+            "strength": to_arrow(power.T.ravel(), I8),
         }
     )
 

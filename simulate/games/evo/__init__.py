@@ -19,6 +19,7 @@ from simulate.games.evo.fit import fit
 from simulate.games.evo.kernel import play_chunk
 from simulate.games.evo.replay import render
 from simulate.games.evo.tables import TABLES
+from simulate.kit.arrow import strings, to_arrow
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry, Variant
 from strategies.evo import REGISTRY
 from strategies.evo.search import DEFAULT_TABLE, SCRATCH
@@ -47,13 +48,13 @@ def data_files(setup: Setup) -> dict[str, bytes]:
     table each valuing bot played with (file, sha256, provenance) as ``bot_values.parquet``."""
     cards = pa.table(
         {
-            "card": pa.array([c.number for c in CARDS], pa.int8()),
-            "hungarian": [c.hungarian for c in CARDS],
-            "german": [c.german for c in CARDS],
-            "english": [c.english for c in CARDS],
-            "timing": [c.timing for c in CARDS],
-            "effect": [c.effect for c in CARDS],
-            "in_deck": [c.number in setup.params.event_cards for c in CARDS],
+            "card": to_arrow([c.number for c in CARDS], pa.int8()),
+            "hungarian": strings([c.hungarian for c in CARDS]),
+            "german": strings([c.german for c in CARDS]),
+            "english": strings([c.english for c in CARDS]),
+            "timing": strings([c.timing for c in CARDS]),
+            "effect": strings([c.effect for c in CARDS]),
+            "in_deck": to_arrow([c.number in setup.params.event_cards for c in CARDS], pa.bool_()),
         }
     )
     buf = io.BytesIO()
@@ -61,11 +62,11 @@ def data_files(setup: Setup) -> dict[str, bytes]:
     rows = [(j, s.label, table_of(s)) for j, s in enumerate(setup.lineup) if s.info.name in VALUED]
     tables = pa.table(
         {
-            "position": pa.array([j for j, _, _ in rows], pa.int8()),
-            "strategy": [label for _, label, _ in rows],
-            "file": [Path(t.path).name for _, _, t in rows],
-            "sha256": [t.sha256 for _, _, t in rows],
-            "provenance": ["\n".join(t.provenance) for _, _, t in rows],
+            "position": to_arrow([j for j, _, _ in rows], pa.int8()),
+            "strategy": strings([label for _, label, _ in rows]),
+            "file": strings([Path(t.path).name for _, _, t in rows]),
+            "sha256": strings([t.sha256 for _, _, t in rows]),
+            "provenance": strings(["\n".join(t.provenance) for _, _, t in rows]),
         }
     )
     vbuf = io.BytesIO()

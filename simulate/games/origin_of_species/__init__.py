@@ -23,6 +23,7 @@ from simulate.games.origin_of_species.check import CHECK
 from simulate.games.origin_of_species.kernel import kernel_inputs, play_chunk
 from simulate.games.origin_of_species.replay import render
 from simulate.games.origin_of_species.tables import TABLES, USE_COLUMNS
+from simulate.kit.arrow import strings, to_arrow
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.origin_of_species import REGISTRY
 
@@ -47,16 +48,16 @@ def traits_table(deck: Deck, sets: int, params: OosParameters) -> pa.Table:
     ids = range(len(TRAITS))
     return pa.table(
         {
-            "trait_id": pa.array(list(ids), pa.int8()),
-            "name": list(TRAITS),
-            "name_sk": list(SK),
-            "paired": [t in PAIRED for t in ids],
-            "printed_food": pa.array(list(PRINTED_FOOD), pa.int8()),
-            "extra_food": pa.array([extra_food.get(t, 0) for t in ids], pa.int8()),
-            "extra_points": pa.array([extra_points.get(t, 0) for t in ids], pa.int8()),
-            "cards": pa.array([sets * deck.counts(t) for t in ids], pa.int16()),
-            "use_column": [USE_COLUMNS[t] for t in ids],
-            "use_counts": [USE_DOCS[t] for t in ids],
+            "trait_id": to_arrow(list(ids), pa.int8()),
+            "name": strings(list(TRAITS)),
+            "name_sk": strings(list(SK)),
+            "paired": to_arrow([t in PAIRED for t in ids], pa.bool_()),
+            "printed_food": to_arrow(list(PRINTED_FOOD), pa.int8()),
+            "extra_food": to_arrow([extra_food.get(t, 0) for t in ids], pa.int8()),
+            "extra_points": to_arrow([extra_points.get(t, 0) for t in ids], pa.int8()),
+            "cards": to_arrow([sets * deck.counts(t) for t in ids], pa.int16()),
+            "use_column": strings([USE_COLUMNS[t] for t in ids]),
+            "use_counts": strings([USE_DOCS[t] for t in ids]),
         }
     )
 

@@ -16,6 +16,7 @@ from simulate.games.table_battles.check import CHECK
 from simulate.games.table_battles.kernel import kernel_inputs, play_chunk
 from simulate.games.table_battles.replay import render
 from simulate.games.table_battles.tables import TABLES
+from simulate.kit.arrow import strings, to_arrow
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry
 from strategies.table_battles import REGISTRY
 
@@ -40,18 +41,18 @@ def dinos_table(cards: CardPool, expansion: bool) -> pa.Table:
     known = [set.intersection(*(set(c.known) for c in d.cards)) for d in cards.dinos]
     return pa.table(
         {
-            "version": pa.array(np.arange(len(cards.dinos)), I8),
-            "name": [d.name for d in cards.dinos],
-            "name_code": pa.array([cards.name_code(i) for i in range(len(cards.dinos))], I8),
-            "set": [d.set for d in cards.dinos],
-            "in_play": [i in in_play for i in range(len(cards.dinos))],
-            "class": [CLASSES[d.cls] for d in cards.dinos],
-            "size": ["large" if d.large else "small" for d in cards.dinos],
-            "action_cards": pa.array([d.n_cards for d in cards.dinos], I8),
-            "break_point": pa.array([d.break_point for d in cards.dinos], I8),
-            "draft_rating": pa.array([d.draft_rating for d in cards.dinos], I8),
-            "rating_known": ["draft_rating" in k for k in known],
-            "provisional": [bool(set(PROVISIONAL_FIELDS) - k) for k in known],
+            "version": to_arrow(np.arange(len(cards.dinos)), I8),
+            "name": strings([d.name for d in cards.dinos]),
+            "name_code": to_arrow([cards.name_code(i) for i in range(len(cards.dinos))], I8),
+            "set": strings([d.set for d in cards.dinos]),
+            "in_play": to_arrow([i in in_play for i in range(len(cards.dinos))], pa.bool_()),
+            "class": strings([CLASSES[d.cls] for d in cards.dinos]),
+            "size": strings(["large" if d.large else "small" for d in cards.dinos]),
+            "action_cards": to_arrow([d.n_cards for d in cards.dinos], I8),
+            "break_point": to_arrow([d.break_point for d in cards.dinos], I8),
+            "draft_rating": to_arrow([d.draft_rating for d in cards.dinos], I8),
+            "rating_known": to_arrow(["draft_rating" in k for k in known], pa.bool_()),
+            "provisional": to_arrow([bool(set(PROVISIONAL_FIELDS) - k) for k in known], pa.bool_()),
         }
     )
 
