@@ -4,8 +4,8 @@ Python loop over rows, no hashing.
 pyarrow's writer dictionary-encodes a column by hashing every value, widens int8 to Parquet's
 INT32 before compressing, and has a floor of about 13 ms for a 2.2-million-row column; Dino
 Kontra Dino's kernel plays the 50,000 games of those rows in about 90 ms. Here a column of small
-integers is dictionary-encoded without hashing: its dictionary is the range of its values (``lo
-.. hi``), a value's index is ``value - lo``, and the indices are written in Parquet's
+integers is dictionary-encoded without hashing: its dictionary is the range of its values
+(``lo .. hi``), a value's index is ``value - lo``, and the indices are written in Parquet's
 RLE/bit-packing hybrid by one compiled pass, with runs as RLE runs (a per-round value repeated
 for each seat costs two bytes a round). ``game_id`` (an int64 key, sorted) is
 DELTA_BINARY_PACKED; booleans are Arrow's bitmap as it is (Parquet's PLAIN booleans); floats and
