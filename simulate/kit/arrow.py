@@ -7,6 +7,9 @@ bit-packed as Arrow stores them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -23,8 +26,8 @@ NUMPY_OF = {
 """The numpy type of a kernel buffer for each Arrow type a column may have."""
 
 
-def to_arrow(values: np.ndarray, type: pa.DataType) -> pa.Array:
-    """An Arrow array of ``type`` over ``values`` (1-D, no nulls)."""
+def to_arrow(values: np.ndarray | Sequence[Any], type: pa.DataType) -> pa.Array:
+    """An Arrow array of ``type`` over ``values`` (1-D, no nulls; a list is converted first)."""
     n = len(values)
     if type == pa.bool_():
         bits = np.packbits(np.asarray(values, dtype=np.bool_), bitorder="little")
