@@ -11,8 +11,8 @@ of one stream may differ (a study's points), and a worker keeps the setups it ha
 their :attr:`~simulate.kit.spec.Setup.key`, so a setup's kernel inputs are built once per
 worker and thread, and the pool stays warm from one run (or study point) to the next until
 :meth:`Executor.close`. Kernels are compiled once per machine: workers warm up under
-a per-game file lock (:func:`compile_lock`), so the first compiles into the on-disk cache and
-the others load it instead of compiling it again. The parent
+a per-game file lock (:func:`simulate.kit.compiled.first_call`), so the first compiles into the
+on-disk cache and the others load it instead of compiling it again. The parent
 process never compiles, which keeps its memory small. A chunk's kernel state and buffers belong
 to the thread that plays it (:mod:`simulate.kit.play`), so a worker may run chunks on several
 threads.
@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import abc
 import atexit
-import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import multiprocessing as mp
 import os
@@ -50,8 +48,8 @@ from typing import Any
 import pyarrow as pa
 
 from rules.core.errors import DinolabError
-from rules.core.jit import cache_dir, jit_disabled
-from simulate.kit.compiled import is_compiled, mark_compiled
+from rules.core.jit import jit_disabled
+from simulate.kit.compiled import is_compiled
 from simulate.kit.play import play, warmup
 from simulate.kit.spec import Setup
 from simulate.parquet import encode, part_name
@@ -125,7 +123,6 @@ def chunk_failure(job: ChunkJob, exc: BaseException) -> DinolabError:
 
 
 _warmed: set[str] = set()
-_warm_lock = threading.Lock()
 _setups: OrderedDict[str, Setup] = OrderedDict()
 _setups_lock = threading.Lock()
 KEPT_SETUPS = 16
@@ -151,42 +148,12 @@ def default_workers() -> int:
     return n
 
 
-@contextlib.contextmanager
-def compile_lock(game: str) -> Iterator[None]:
-    """One process per machine compiles a game at a time, so a game compiles once: the
-    others wait, then load what the first one wrote (compiling takes 20-70 s of a core).
-
-    The lock is per game, so two games may compile at once (a first run compiles the next
-    game in the background). Correctness does not rest on it: numba's cache index is written
-    under its own lock (:func:`rules.core.jit.configure_numba_cache`), so processes that
-    compile the same functions at once (test processes calling kernels directly) are safe.
-    """
-    path = cache_dir()
-    path.mkdir(parents=True, exist_ok=True)
-    with open(path / f".compile-{game}.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def ensure_compiled(setup: Setup) -> None:
-    """Compile (or load) the game's kernel once per process; other threads wait for it.
-
-    Every setup of a game has the same kernel argument types, so once per game is enough.
-    A game whose kernels this machine has compiled (its stamp exists) loads them without the
-    lock, so a worker does not wait while another process compiles another game.
-    """
-    with _warm_lock:
-        if setup.game.name in _warmed:
-            return
-        if is_compiled(setup.game):  # only loads: no need to wait for another game's compile
-            warmup(setup)
-        else:
-            with compile_lock(setup.game.name):
-                warmup(setup)
-                mark_compiled(setup.game)
+    """Compile (or load) the game's kernel once per process, before its first chunk is timed
+    (once per machine: :func:`simulate.kit.compiled.first_call`). Every setup of a game has
+    the same kernel argument types, so once per game is enough."""
+    if setup.game.name not in _warmed:
+        warmup(setup)
         _warmed.add(setup.game.name)
 
 

@@ -1,20 +1,29 @@
-"""Does this machine have a game's kernels compiled? (For the first run's "compiling ..." line.)
+"""Compiling a game's kernels once per machine, and knowing whether it has been done.
 
 numba compiles a kernel on its first call, 20-70 s for a game, and keeps it in the on-disk cache
-(:func:`rules.core.jit.cache_dir`). After a worker has compiled (or loaded) a game's kernel it
+(:func:`rules.core.jit.cache_dir`). A process's first kernel call of a game this machine has not
+compiled runs under the game's file lock (:func:`first_call`), so of the processes that start it
+at once (a run's workers, test workers) one compiles and the others load what it wrote. It then
 leaves a stamp named after the digest of every source the kernel depends on; the driver looks
 for it before starting workers and, when it is missing, says what the wait is.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import inspect
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numba
 
-from rules.core.jit import cache_dir, dependency_digest
+from rules.core.jit import cache_dir, dependency_digest, jit_disabled
 from simulate.kit.spec import GameSpec
+
+T = TypeVar("T")
 
 
 def stamp(game: GameSpec) -> Path:
@@ -33,6 +42,49 @@ def mark_compiled(game: GameSpec) -> None:
     path = stamp(game)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
+
+
+@contextlib.contextmanager
+def compile_lock(game: str) -> Iterator[None]:
+    """One process per machine compiles a game at a time: the others wait, then load what the
+    first one wrote (compiling takes 20-70 s of a core).
+
+    The lock is per game, so two games may compile at once (a first run compiles the next
+    game in the background). Correctness does not rest on it: numba's cache index is written
+    under its own lock (:func:`rules.core.jit.configure_numba_cache`), so processes that
+    compile the same functions at once (tests calling a bot's functions directly) are safe.
+    """
+    path = cache_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / f".compile-{game}.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+_loaded: set[str] = set()
+_loading = threading.Lock()
+
+
+def first_call(game: GameSpec, call: Callable[[], T]) -> T:
+    """``call()``, a call of ``game``'s kernel: this process's first one runs alone (other
+    threads wait for it) and, where this machine has not compiled the game, under its compile
+    lock, then stamps it compiled. Later calls run at once."""
+    if game.name in _loaded:
+        return call()
+    with _loading:
+        if game.name not in _loaded:
+            if jit_disabled() or is_compiled(game):
+                out = call()  # only loads: no need to wait for another process
+            else:
+                with compile_lock(game.name):
+                    out = call()
+                    mark_compiled(game)
+            _loaded.add(game.name)
+            return out
+    return call()
 
 
 def compiling_notice(game: GameSpec) -> str | None:

@@ -13,6 +13,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ import pyarrow as pa
 from rules.core.errors import DinolabError
 from rules.core.jit import jit_disabled
 from simulate.kit.buffers import CAPACITY, ROWS, allocate, arrow_tables, grow, reset, view
+from simulate.kit.compiled import first_call
 from simulate.kit.spec import Setup
 
 
@@ -83,7 +85,8 @@ def play_logs(
     nxt = start
     with np.errstate(over="ignore"):
         while True:
-            nxt = int(kernel(*ctx.inputs, np.uint64(seed), rotate, start, nxt, stop, logs))
+            call = partial(kernel, *ctx.inputs, np.uint64(seed), rotate, start, nxt, stop, logs)
+            nxt = int(first_call(setup.game, call))
             if nxt >= stop:
                 break
             logs, grown = grow(logs)
