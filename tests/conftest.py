@@ -15,6 +15,25 @@ from simulate.cli import main
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("DINOLAB_WORKERS", "1")
 
+# The test that compiles each game's kernels first, slowest compile first (see below).
+FIRST_COMPILES = [
+    f"tests/test_conformance.py::test_tables_match_their_declaration_and_every_column_is_written[{g}]"
+    for g in ("origin-of-species", "evo", "table-battles", "dino-kontra-dino")
+]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run one kernel-playing test per game first, slowest compile first.
+
+    A game compiles (20-60 s of a core, the first time on a machine) in the first process that
+    plays it, while any other process that needs it waits on its compile lock. pytest-xdist
+    hands the first tests to its workers in turn, so with these first each worker compiles a
+    different game at once; in collection order, both met the same game's compile together
+    and one core sat idle (about a minute of a cold ``make test`` on 2 cores)."""
+    first = {nodeid: i for i, nodeid in enumerate(FIRST_COMPILES)}
+    items.sort(key=lambda item: first.get(item.nodeid, len(first)))
+
+
 # Kernels compile (or load from the cache) on first call; time limits per example make no sense.
 settings.register_profile("dinolab", deadline=None, print_blob=True)
 settings.load_profile("dinolab")
