@@ -15,23 +15,49 @@ from simulate.cli import main
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("DINOLAB_WORKERS", "1")
 
-# The test that compiles each game's kernels first, slowest compile first (see below).
-FIRST_COMPILES = [
-    f"tests/test_conformance.py::test_tables_match_their_declaration_and_every_column_is_written[{g}]"
-    for g in ("origin-of-species", "evo", "table-battles", "dino-kontra-dino")
-]
+SLOWEST_COMPILE_FIRST = ("origin-of-species", "evo", "table-battles", "dino-kontra-dino")
+_played: set[str] = set()
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run one kernel-playing test per game first, slowest compile first.
+    """Note the games whose conformance tests run (the games this session plays)."""
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        module = getattr(getattr(item, "module", None), "__name__", "")
+        if module.endswith("test_conformance") and spec and "game" in spec.params:
+            _played.add(spec.params["game"].name)
 
-    A game compiles (20-60 s of a core, the first time on a machine) in the first process that
-    plays it, while any other process that needs it waits on its compile lock. pytest-xdist
-    hands the first tests to its workers in turn, so with these first each worker compiles a
-    different game at once; in collection order, both met the same game's compile together
-    and one core sat idle (about a minute of a cold ``make test`` on 2 cores)."""
-    first = {nodeid: i for i, nodeid in enumerate(FIRST_COMPILES)}
-    items.sort(key=lambda item: first.get(item.nodeid, len(first)))
+
+def share(names: list[str], worker: int, workers: int) -> list[str]:
+    """Worker ``worker``'s share of ``names`` (slowest first), dealt back and forth so that
+    the slow ones spread: with 2 workers, the first and fourth to one, the second and third to
+    the other."""
+    mine = []
+    for i, name in enumerate(names):
+        row, col = divmod(i, workers)
+        if (col if row % 2 == 0 else workers - 1 - col) == worker:
+            mine.append(name)
+    return mine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kernels_compiled_side_by_side():
+    """Before its first test, each test process compiles its share of the games the session
+    plays, where this machine has not compiled them (20-60 s of a core each). Each game then
+    compiles once, and the processes compile different games at the same time. Otherwise each
+    game compiles in whichever test plays it first, and a process that needs a game another
+    process is compiling waits on its compile lock, with its core idle."""
+    from simulate.games import get_game
+    from simulate.kit.compiled import is_compiled
+    from simulate.kit.play import warmup
+
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    names = [n for n in SLOWEST_COMPILE_FIRST if n in _played]
+    for name in share(names, worker, workers):
+        game = get_game(name)
+        if not is_compiled(game):
+            warmup(game.setup(game.parameters(), game.demo.players, game.demo.strategy))
 
 
 # Kernels compile (or load from the cache) on first call; time limits per example make no sense.
