@@ -1,0 +1,64 @@
+"""A game compiles once per machine: a process's first kernel call of a game the machine has not
+compiled runs under the game's file lock, then stamps it; later calls and stamped games skip
+the lock (:func:`simulate.kit.compiled.first_call`)."""
+
+from __future__ import annotations
+
+import fcntl
+
+import pytest
+
+from simulate.games import get_game
+from simulate.kit import compiled
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """An empty cache folder and a process that has called no kernel yet."""
+    monkeypatch.setenv("DINOLAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled, "_loaded", set())
+    return tmp_path
+
+
+def lock_is_free(folder, game: str) -> bool:
+    with open(folder / f".compile-{game}.lock", "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return True
+
+
+def test_the_first_call_of_an_uncompiled_game_holds_its_lock_then_stamps_it(fresh):
+    game = get_game("dkd")
+    seen = []
+    assert not compiled.is_compiled(game)
+    assert compiled.first_call(game, lambda: seen.append(lock_is_free(fresh, game.name)) or 7) == 7
+    assert seen == [False], "the first call ran without the game's lock"
+    assert compiled.is_compiled(game)
+    assert lock_is_free(fresh, game.name)
+    compiled.first_call(game, lambda: seen.append(lock_is_free(fresh, game.name)))
+    assert seen == [False, True], "a later call took the lock again"
+
+
+def test_a_stamped_game_loads_without_waiting_for_the_lock(fresh):
+    game = get_game("evo")
+    compiled.mark_compiled(game)
+    with open(fresh / f".compile-{game.name}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another process compiling the game
+        assert compiled.first_call(game, lambda: "loaded") == "loaded"
+
+
+def test_a_failed_first_call_leaves_no_stamp_and_the_next_call_compiles(fresh):
+    game = get_game("dkd")
+
+    def fail():
+        raise RuntimeError("compile failed")
+
+    with pytest.raises(RuntimeError):
+        compiled.first_call(game, fail)
+    assert not compiled.is_compiled(game)
+    assert lock_is_free(fresh, game.name)
+    compiled.first_call(game, lambda: None)
+    assert compiled.is_compiled(game)
