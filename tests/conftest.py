@@ -16,7 +16,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("DINOLAB_WORKERS", "1")
 
 SLOWEST_COMPILE_FIRST = ("origin-of-species", "evo", "table-battles", "dino-kontra-dino")
-_played: set[str] = set()
+_played: dict[str, object] = {}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -25,7 +25,8 @@ def pytest_collection_modifyitems(config, items):
         spec = getattr(item, "callspec", None)
         module = getattr(getattr(item, "module", None), "__name__", "")
         if module.endswith("test_conformance") and spec and "game" in spec.params:
-            _played.add(spec.params["game"].name)
+            game = spec.params["game"]
+            _played[game.name] = game
 
 
 def share(names: list[str], worker: int, workers: int) -> list[str]:
@@ -47,15 +48,15 @@ def kernels_compiled_side_by_side():
     compiles once, and the processes compile different games at the same time. Otherwise each
     game compiles in whichever test plays it first, and a process that needs a game another
     process is compiling waits on its compile lock, with its core idle."""
-    from simulate.games import get_game
     from simulate.kit.compiled import is_compiled
     from simulate.kit.play import warmup
 
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    names = [n for n in SLOWEST_COMPILE_FIRST if n in _played]
+    slowest = list(SLOWEST_COMPILE_FIRST)  # a game not listed yet comes last
+    names = sorted(_played, key=lambda n: (slowest.index(n) if n in slowest else len(slowest), n))
     for name in share(names, worker, workers):
-        game = get_game(name)
+        game = _played[name]
         if not is_compiled(game):
             warmup(game.setup(game.parameters(), game.demo.players, game.demo.strategy))
 

@@ -62,3 +62,15 @@ def test_a_failed_first_call_leaves_no_stamp_and_the_next_call_compiles(fresh):
     assert lock_is_free(fresh, game.name)
     compiled.first_call(game, lambda: None)
     assert compiled.is_compiled(game)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 4, 5])
+def test_the_test_processes_shares_cover_every_game_once(workers):
+    from tests.conftest import share
+
+    names = ["oos", "evo", "dtb", "dkd", "toy"]
+    shares = [share(names, w, workers) for w in range(workers)]
+    assert sorted(n for s in shares for n in s) == sorted(names)
+    assert all(s for s in shares[: len(names)]), "a process got nothing while games remained"
+    if workers == 2:  # the slowest and the fastest together, the two middle ones together
+        assert shares[:2] == [["oos", "dkd", "toy"], ["evo", "dtb"]]
