@@ -24,6 +24,8 @@ from reports.aggregate import (
     chunks,
     cluster_sums,
     combine_outer,
+    local_mapper,
+    map_chunk,
     outer_part,
     read_range,
     run_all,
@@ -271,31 +273,126 @@ def differences(
     ea, eb = (
         known if known is not None else (measure_run(a, refs, mapper), measure_run(b, refs, mapper))
     )
-    out = {}
     mean = [r for r in refs if r.metric.is_mean]
+    paired: dict[str, Difference] = {}
     if mean and pairable(a, b):
-        feats = tuple(dict.fromkeys(f for r in mean for f in r.features))
+        feats = _mean_features(mean)
         swap = b.games_logged < a.games_logged  # the chunks of the run with fewer games
         driver, other = (b, a) if swap else (a, b)
         partial = Partial("paired_features", _pair_map, _pair_reduce, (other, feats, swap))
         names, cross = run_all(driver, [partial], mapper)[partial]
-        k = len(names)
-        m, _, cov = means_covariance(cross, [0] * k + [1] * k)
-        for r in mean:
+        paired = _paired(mean, names, cross, ea, eb)
+    return _with_unpaired(paired, refs, ea, eb)
 
-            def diff(x: np.ndarray, r: Ref = r) -> float:
-                return r.value(_as_means(names, x[k:])) - r.value(_as_means(names, x[:k]))
 
-            d, se = delta(diff, m, cov)
-            out[r.name] = Difference(
-                ea[r.name], eb[r.name], d, se, d - Z95 * se, d + Z95 * se, True
-            )
+def step_differences(
+    pairs: Sequence[tuple[RunData, RunData]],
+    refs: Sequence[Ref],
+    mapper: Mapper | None = None,
+    known: Sequence[tuple[Mapping[str, Estimate], Mapping[str, Estimate]]] | None = None,
+) -> list[dict[str, Difference]]:
+    """:func:`differences` of every pair ``(a, b)``, each run's chunks read once however many
+    pairs it is in (a sweep's neighbouring points, a strength curve's tiers): pairs of runs
+    chunked alike are measured chunk by chunk, every run's features of a chunk side by side
+    (memory: one chunk of each run); other pairs one by one."""
+    known = list(known) if known is not None else [
+        (measure_run(a, refs, mapper), measure_run(b, refs, mapper)) for a, b in pairs
+    ]  # fmt: skip
+    mean = [r for r in refs if r.metric.is_mean]
+    layout = chunks(pairs[0][0]) if pairs else []
+    together = [
+        i
+        for i, (a, b) in enumerate(pairs)
+        if mean and pairable(a, b) and chunks(a) == layout and chunks(b) == layout
+    ]
+    crosses = _crosses_side_by_side([pairs[i] for i in together], _mean_features(mean), mapper)
+    out = []
+    for i, (a, b) in enumerate(pairs):
+        if i in together:
+            names, cross = crosses[together.index(i)]
+            paired = _paired(mean, names, cross, *known[i])
+            out.append(_with_unpaired(paired, refs, *known[i]))
+        else:
+            out.append(differences(a, b, refs, mapper, known[i]))
+    return out
+
+
+def _crosses_side_by_side(
+    pairs: Sequence[tuple[RunData, RunData]], feats: tuple[Feature, ...], mapper: Mapper | None
+) -> list[tuple[tuple[str, ...], Cross]]:
+    """Each pair's paired :class:`Cross` (as :func:`_pair_map` and :func:`_pair_reduce` give it),
+    for pairs of runs with the same chunks: one chunk of every run at a time."""
+    if not pairs:
+        return []
+    runs = list({id(r): r for pair in pairs for r in pair}.values())
+    where = {id(r): k for k, r in enumerate(runs)}
+    partial = Partial("chunk_features", _chunk_features_map, _no_reduce, (feats,))
+    parts: list[list] = [[] for _ in pairs]
+    names: tuple[str, ...] = ()
+    for index, start, stop in chunks(runs[0]):
+        tasks = [(r, index, start, stop, (partial,)) for r in runs]
+        found = [f for (f,) in (mapper or local_mapper())(map_chunk, tasks)]
+        for k, (a, b) in enumerate(pairs):
+            fa, fb = found[where[id(a)]], found[where[id(b)]]
+            if fa.names != fb.names or not np.array_equal(fa.clusters, fb.clusters):
+                raise ValueError("the runs did not play the same games")
+            chunk = Chunk(index, start, stop, a.n_players, bool(a.config.get("rotate")), a)
+            v = np.column_stack([fa.sums, fb.sums, fa.games, fb.games])
+            parts[k].append(outer_part(chunk, fa.clusters, v))
+            names = fa.names
+    return [(names, combine_outer(p, 2 * len(names) + 2)) for p in parts]
+
+
+def _chunk_features_map(chunk: Chunk, features: tuple[Feature, ...]) -> Features:
+    return chunk_features(chunk, features)
+
+
+def _no_reduce(parts, features: tuple[Feature, ...]):
+    return parts
+
+
+def _mean_features(mean: Sequence[Ref]) -> tuple[Feature, ...]:
+    return tuple(dict.fromkeys(f for r in mean for f in r.features))
+
+
+def _paired(
+    mean: Sequence[Ref],
+    names: Sequence[str],
+    cross: Cross,
+    ea: Mapping[str, Estimate],
+    eb: Mapping[str, Estimate],
+) -> dict[str, Difference]:
+    """Every mean metric's paired difference from the two runs' features summed side by side
+    per cluster (``cross``: the first run's ``names``, then the second's)."""
+    k = len(names)
+    m, _, cov = means_covariance(cross, [0] * k + [1] * k)
+    out = {}
+    for r in mean:
+
+        def diff(x: np.ndarray, r: Ref = r) -> float:
+            return r.value(_as_means(names, x[k:])) - r.value(_as_means(names, x[:k]))
+
+        d, se = delta(diff, m, cov)
+        out[r.name] = Difference(ea[r.name], eb[r.name], d, se, d - Z95 * se, d + Z95 * se, True)
+    return out
+
+
+def _with_unpaired(
+    paired: Mapping[str, Difference],
+    refs: Sequence[Ref],
+    ea: Mapping[str, Estimate],
+    eb: Mapping[str, Estimate],
+) -> dict[str, Difference]:
+    """``paired``, and every other metric's difference from the two runs' standard errors."""
+    out = {}
     for r in refs:
-        if r.name not in out:
-            x, y = ea[r.name], eb[r.name]
-            d, se = y.value - x.value, math.hypot(x.se, y.se)
-            out[r.name] = Difference(x, y, d, se, d - Z95 * se, d + Z95 * se, False)
-    return {r.name: out[r.name] for r in refs}
+        if r.name in paired:
+            out[r.name] = paired[r.name]
+            continue
+        x, y = ea[r.name], eb[r.name]
+        d, se = y.value - x.value, math.hypot(x.se, y.se)
+        out[r.name] = Difference(x, y, d, se, d - Z95 * se, d + Z95 * se, False)
+    return out
 
 
 # ------------------------------------------------------------------ tables in memory

@@ -23,6 +23,7 @@ def png(fig, *, crop: bool = False) -> bytes:
         fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     else:
         fig.tight_layout()
+        fig.set_layout_engine(None)  # else savefig lays the figure out again, for nothing
         fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
     return buf.getvalue()

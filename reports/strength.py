@@ -36,7 +36,7 @@ import polars as pl
 
 from reports import robustness
 from reports.aggregate import Mapper
-from reports.measure import Difference, differences
+from reports.measure import Difference, step_differences
 from reports.metrics import Estimate, Ref
 from reports.plots import ACCENT, COLOR, png
 from reports.section import Section
@@ -211,17 +211,16 @@ def measure_curve(
     ratings: dict[str, Rating] | None = None,
 ) -> Curve:
     """Every metric of ``refs`` along the tiers (weakest first): each step paired game by
-    game with the tier below (:func:`~reports.measure.differences`, over the games both
-    played), and the verdict from the top step."""
+    game with the tier below (:func:`~reports.measure.step_differences`, over the games
+    both played), and the verdict from the top step."""
     if len(tiers) < 2:
         raise ValueError("a strength curve needs at least two tiers")
-    steps: list[dict[str, Difference]] = []
-    for a, b in itertools.pairwise(tiers):
-        known = (
-            {r.name: a.estimates[r.name] for r in refs},
-            {r.name: b.estimates[r.name] for r in refs},
-        )
-        steps.append(differences(a.run, b.run, refs, mapper, known))
+    pairs = list(itertools.pairwise(tiers))
+    known = [
+        ({r.name: a.estimates[r.name] for r in refs}, {r.name: b.estimates[r.name] for r in refs})
+        for a, b in pairs
+    ]
+    steps = step_differences([(a.run, b.run) for a, b in pairs], refs, mapper, known)
     out = {}
     for r in refs:
         estimates = [t.estimates[r.name] for t in tiers]

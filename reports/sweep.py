@@ -2,7 +2,7 @@
 
 A sweep's points played the same seed, so two points differ only by their rules: the
 difference of a mean metric between neighbouring points is paired game by game
-(:func:`reports.measure.differences`), with an interval far narrower than the two points'
+(:func:`reports.measure.step_differences`), with an interval far narrower than the two points'
 own. Run metrics (a fitted model's) are compared with independent intervals, and say so.
 
 A sweep at several strength tiers played every point at each tier on the same games: each
@@ -23,7 +23,7 @@ import polars as pl
 
 from reports import study_plots
 from reports.aggregate import Mapper
-from reports.measure import differences
+from reports.measure import step_differences
 from reports.metrics import Estimate, Ref
 from reports.section import Plot, Section, draw_figures
 from reports.source import RunData
@@ -342,12 +342,13 @@ def steps_section(
     compared = compared or list(names[:STEP_METRICS])
     chosen = [r for r in refs if r.name in compared]
     rows = []
-    for knob, a, b in neighbours(points, knobs, steps):
-        known = (
-            {r.name: a.metrics[r.name] for r in chosen},
-            {r.name: b.metrics[r.name] for r in chosen},
-        )
-        diffs = differences(a.run, b.run, chosen, mapper, known)
+    pairs = list(neighbours(points, knobs, steps))
+    known = [
+        ({r.name: a.metrics[r.name] for r in chosen}, {r.name: b.metrics[r.name] for r in chosen})
+        for _, a, b in pairs
+    ]
+    measured = step_differences([(a.run, b.run) for _, a, b in pairs], chosen, mapper, known)
+    for (knob, a, b), diffs in zip(pairs, measured, strict=True):
         held = [f"{k}={a.values[k]}" for k in knobs if k != knob]
         if knob == "tier":
             step = f"{a.tier} -> {b.tier}"

@@ -206,6 +206,32 @@ def test_neighbouring_points_are_compared_game_by_game(cli, tmp_path):
     assert "| two_trait_counts_both | true -> false |" in md and "| paired |" in md
 
 
+def test_steps_measured_side_by_side_equal_each_pair_measured_alone(cli, tmp_path):
+    """A sweep's paired steps read every point's chunks once, side by side
+    (``step_differences``): exactly the differences of each pair measured on its own, for
+    runs chunked alike and, falling back pair by pair, for runs that are not."""
+    from reports.measure import FirstGames, differences, step_differences
+    from reports.metrics import Context, expand
+    from simulate.rundir import Run
+
+    out = tmp_path / "steps"
+    r = cli(
+        "sweep", "dkd", "--param", "hand_size=2..4", "-n", "3000", "--chunk-size", "1000",
+        "--rotate", "--workers", "1", "--no-progress", "--metrics", "seat_share,length",
+        "--out", out,
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    a, b, c = (Run(p) for p in sorted((out / "points").iterdir()))
+    assert len(a.manifest["chunks"]) == 3
+    refs = expand(Context.of(a), ["seat_share", "length"])
+    pairs = [(a, b), (b, c), (a, c), (FirstGames(a, 2500), c)]
+    together = step_differences(pairs, refs)
+    for (x, y), got in zip(pairs, together, strict=True):
+        alone = differences(x, y, refs)
+        assert got == alone
+        assert all(d.paired for d in got.values())
+
+
 def test_a_sweeps_figures_drawn_by_its_workers_are_the_report_drawn_here(cli, tmp_path):
     """``dinolab sweep`` draws its report's figures on the warm workers that played its
     points; ``dinolab report`` on the folder draws them in one process: the same bytes."""
