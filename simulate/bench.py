@@ -9,7 +9,10 @@
 * Interpreted: the same kernel under ``NUMBA_DISABLE_JIT=1`` (subprocess), for the speed-up.
 * End to end: ``dinolab simulate`` with every table logged, all cores, in a subprocess; wall
   time, its rate against the cores' logged kernel rate, the bytes of its Parquet parts a
-  game, and the peak resident memory of the whole process tree (sampled from ``/proc``).
+  game, and the peak resident memory of the whole process tree (sampled from ``/proc``). The
+  best of up to three runs, as many as fit in a minute: the kernel rate it is compared with is
+  a best repetition too, and one run against a best of five read the machine's noise as
+  overhead.
 """
 
 from __future__ import annotations
@@ -104,6 +107,24 @@ def measure_simulate(args: list[str]) -> tuple[float, int]:
     return seconds, peak[0]
 
 
+E2E_RUNS = 3
+E2E_BUDGET = 60.0
+"""End to end: the best of at most :data:`E2E_RUNS` runs, another one started only when it
+would end within this many seconds of the first (a 70-second EVO run is timed once)."""
+
+
+def best_simulate(args: list[str]) -> tuple[float, int, int]:
+    """The fastest wall time of up to :data:`E2E_RUNS` runs of ``dinolab simulate <args>
+    --force`` within :data:`E2E_BUDGET`, the highest peak tree RSS, and how many ran."""
+    times: list[float] = []
+    peak = 0
+    while len(times) < E2E_RUNS and sum(times) + (min(times) if times else 0) <= E2E_BUDGET:
+        seconds, rss = measure_simulate([*args, "--force"])
+        times.append(seconds)
+        peak = max(peak, rss)
+    return min(times), peak, len(times)
+
+
 def run_bench(game_name: str, games: int | None = None) -> str:
     """Run every measurement and return a Markdown section with the figures and the commands."""
     game = get_game(game_name)
@@ -142,13 +163,14 @@ def run_bench(game_name: str, games: int | None = None) -> str:
             "--out",
             str(Path(tmp) / "run"),
         ]
-        seconds, peak = measure_simulate(args)
+        seconds, peak, runs = best_simulate(args)
         parts = sum(p.stat().st_size for p in (Path(tmp) / "run").glob("*/part-*.parquet"))
     cores = os.cpu_count() or 1
     rate = n_e2e / seconds
     rows.append(
         (
-            f"end to end: simulate {n_e2e:,} games, every table, {cores} workers",
+            f"end to end: simulate {n_e2e:,} games, every table, {cores} workers"
+            + (f" (best of {runs} runs)" if runs > 1 else ""),
             f"{seconds:.1f} s wall, {rate_text(rate)}",
         )
     )
