@@ -61,6 +61,9 @@ GOOD = "kind,id,name,predation,size,speed,adaptability,needs,source\n"
         (GOOD + "dino,1,Rex,1,1,1,1,,x\n", "no event cards"),
         (GOOD + "card,1,Rex,1,1,1,1,,x\n", "kind must be"),
         (GOOD + "dino,x,Rex,1,1,1,1,,x\n", "id must be an integer"),
+        (GOOD + "dino,1," + "R" * 200_000 + ",1,1,1,1,,x\n", "line 2 is not CSV (field larger"),
+        ("\r\x00", "missing column(s)"),  # a lone carriage return ends a line, as in a file
+        (GOOD.replace("\n", "\r\n") + "dino,x,Rex,1,1,1,1,,x\r\n", "id must be an integer"),
     ],
 )
 def test_malformed_deck_is_refused_with_a_line_naming_the_problem(text, message):

@@ -117,8 +117,12 @@ class CsvFile:
         known: Sequence[str] | None = None,
     ) -> None:
         self.where = where
-        self._reader = csv.DictReader(io.StringIO(text))
-        header = [(h or "").strip() for h in (self._reader.fieldnames or [])]
+        self._reader = csv.DictReader(io.StringIO(text, newline=""))
+        try:
+            fields = self._reader.fieldnames or []
+        except csv.Error as exc:
+            raise self.error(f"line 1 is not CSV ({exc})") from None
+        header = [(h or "").strip() for h in fields]
         missing = [c for c in required if c not in header]
         if missing:
             raise self.error(f"missing column(s) {', '.join(missing)}")
@@ -137,9 +141,13 @@ class CsvFile:
 
     def rows(self) -> Iterator[Row]:
         """The data rows, from line 2."""
-        for line, row in enumerate(self._reader, start=2):
-            cells = {k: (v or "").strip() for k, v in row.items() if k is not None}
-            yield Row(f"{self.where} line {line}", line, cells, row, None in row)
+        line = 1
+        try:
+            for line, row in enumerate(self._reader, start=2):
+                cells = {k: (v or "").strip() for k, v in row.items() if k is not None}
+                yield Row(f"{self.where} line {line}", line, cells, row, None in row)
+        except csv.Error as exc:
+            raise self.error(f"line {line + 1} is not CSV ({exc})") from None
 
 
 def write_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
