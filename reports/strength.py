@@ -3,7 +3,7 @@ has stopped moving.
 
 The tiers of a strength study (``dinolab strength``) played the same games (same seed, rules
 and players; one bot in every seat), so the change of a mean metric from one tier to the next
-is paired game by game (:func:`reports.measure.differences`) and its interval is far narrower
+is paired game by game (:func:`reports.measure.step_differences`) and its interval is far narrower
 than the two tiers' own. Run metrics (a fitted model's) are compared with independent
 intervals, and say so.
 
