@@ -295,9 +295,8 @@ def step_differences(
     pairs it is in (a sweep's neighbouring points, a strength curve's tiers): pairs of runs
     chunked alike are measured chunk by chunk, every run's features of a chunk side by side
     (memory: one chunk of each run); other pairs one by one."""
-    known = list(known) if known is not None else [
-        (measure_run(a, refs, mapper), measure_run(b, refs, mapper)) for a, b in pairs
-    ]  # fmt: skip
+    if known is None:
+        known = [(measure_run(a, refs, mapper), measure_run(b, refs, mapper)) for a, b in pairs]
     mean = [r for r in refs if r.metric.is_mean]
     layout = chunks(pairs[0][0]) if pairs else []
     together = [
@@ -305,11 +304,12 @@ def step_differences(
         for i, (a, b) in enumerate(pairs)
         if mean and pairable(a, b) and chunks(a) == layout and chunks(b) == layout
     ]
-    crosses = _crosses_side_by_side([pairs[i] for i in together], _mean_features(mean), mapper)
+    measured = _crosses_side_by_side([pairs[i] for i in together], _mean_features(mean), mapper)
+    crosses = dict(zip(together, measured, strict=True))
     out = []
     for i, (a, b) in enumerate(pairs):
-        if i in together:
-            names, cross = crosses[together.index(i)]
+        if i in crosses:
+            names, cross = crosses[i]
             paired = _paired(mean, names, cross, *known[i])
             out.append(_with_unpaired(paired, refs, *known[i]))
         else:
