@@ -326,7 +326,7 @@ def _crosses_side_by_side(
         return []
     runs = list({id(r): r for pair in pairs for r in pair}.values())
     where = {id(r): k for k, r in enumerate(runs)}
-    partial = Partial("chunk_features", _chunk_features_map, _no_reduce, (feats,))
+    partial = Partial("chunk_features", chunk_features, _no_reduce, (feats,))
     parts: list[list] = [[] for _ in pairs]
     names: tuple[str, ...] = ()
     for index, start, stop in chunks(runs[0]):
@@ -343,11 +343,9 @@ def _crosses_side_by_side(
     return [(names, combine_outer(p, 2 * len(names) + 2)) for p in parts]
 
 
-def _chunk_features_map(chunk: Chunk, features: tuple[Feature, ...]) -> Features:
-    return chunk_features(chunk, features)
-
-
 def _no_reduce(parts, features: tuple[Feature, ...]):
+    """The reduce of a :class:`Partial` whose map results are used chunk by chunk (only
+    :func:`~reports.aggregate.map_chunk` calls its map)."""
     return parts
 
 

@@ -141,13 +141,12 @@ class CsvFile:
 
     def rows(self) -> Iterator[Row]:
         """The data rows, from line 2."""
-        line = 1
         try:
             for line, row in enumerate(self._reader, start=2):
                 cells = {k: (v or "").strip() for k, v in row.items() if k is not None}
                 yield Row(f"{self.where} line {line}", line, cells, row, None in row)
         except csv.Error as exc:
-            raise self.error(f"line {line + 1} is not CSV ({exc})") from None
+            raise self.error(f"line {self._reader.line_num + 1} is not CSV ({exc})") from None
 
 
 def write_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
