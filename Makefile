@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-.PHONY: venv run test test-fast bench schema docs lint format clean
+.PHONY: venv run test test-fast bench schema docs compile-plans lint format clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ schema: $(STAMP)
 ## sections (every game's bots) and every figure block, each rerun at its declared size (minutes)
 docs: $(STAMP)
 	$(PY) -m simulate.docgen --figures
+
+## compile-plans: record again the compile plan of each game whose kernel sources changed
+## (a cold compile of each, under a minute): what a first compile's helper processes compile
+compile-plans: $(STAMP)
+	$(PY) -m simulate.kit.parallel_compile record --stale
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

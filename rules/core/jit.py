@@ -24,10 +24,14 @@ files live.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import os
 import re
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +149,6 @@ def _install_index_lock() -> None:
     signature to the other signature's machine code. Here the read-add-write holds a file lock
     of the cache directory, and the data file is written before the index names it.
     """
-    import fcntl
     import itertools
 
     from numba.core import caching
@@ -167,6 +170,72 @@ def _install_index_lock() -> None:
 
     if caching.IndexDataCacheFile.__name__ != "LockedIndex":
         caching.IndexDataCacheFile = LockedIndex
+
+
+_held: set[str] = set()
+"""Keys of the signature locks this process holds (a nested compile of the same signature
+must not wait for itself)."""
+
+while_waiting: Callable[[str], bool] | None = None
+"""Called with a signature lock's key while another process holds it: compiles something
+that process will need and returns ``True``, or returns ``False`` when there is nothing to do
+but wait (set by :mod:`simulate.kit.parallel_compile` during a first compile)."""
+
+
+WAIT_LIMIT = 300.0
+"""Seconds a compile waits for another process's signature lock before it goes on without."""
+
+
+def signature_key(dispatcher: Any, args: tuple) -> str:
+    """The name of the lock on compiling ``dispatcher`` for argument types ``args``."""
+    fn = dispatcher.py_func
+    name = f"{fn.__module__}.{fn.__qualname__}:{fn.__code__.co_firstlineno}:{args}"
+    return hashlib.sha1(name.encode()).hexdigest()[:20]
+
+
+def _try_lock(f: Any) -> bool:
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def signature_lock(dispatcher: Any, args: tuple, *, wait: bool = True) -> Iterator[bool]:
+    """Hold this machine's lock on compiling ``dispatcher`` for argument types ``args``;
+    yields whether it is held (``wait=False``: ``False`` at once where another process
+    holds it). While it waits, :data:`while_waiting` may compile what the holder needs.
+
+    The lock only orders work: whoever takes it second finds the signature in numba's cache
+    and loads it. A process waits only for a function called, directly or not, by every
+    function whose lock it holds, and calls never loop, so no two processes wait for each
+    other; still, after :data:`WAIT_LIMIT` seconds it goes on without the lock (and may
+    compile what the other process is compiling).
+    """
+    key = signature_key(dispatcher, args)
+    if key in _held:
+        yield True
+        return
+    folder = cache_dir() / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{key}.lock", "w") as f:
+        held = _try_lock(f)
+        if not held and not wait:
+            yield False
+            return
+        deadline = time.monotonic() + WAIT_LIMIT
+        while not held and time.monotonic() < deadline:
+            if while_waiting is None or not while_waiting(key):
+                time.sleep(0.02)
+            held = _try_lock(f)
+        _held.add(key)
+        try:
+            yield True
+        finally:
+            _held.discard(key)
+            if held:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def cache_dir() -> Path:
@@ -200,25 +269,41 @@ def jit_disabled() -> bool:
 
 def _make_jit(**options):
     from numba import njit
-    from numba.core import types
+    from numba.core import sigutils, types
+    from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import CPUDispatcher
 
-    class OneSpecialisation(CPUDispatcher):
-        """A dispatcher that compiles a callee once for ``int64`` where a caller passes a
-        constant (``kill(st, s, 0)``, ``heuristic(..., -1)``): numba would otherwise compile
-        it again for every literal value, which was a fifth of EVO's first compile."""
+    class KernelDispatcher(CPUDispatcher):
+        """numba's dispatcher, with two changes.
+
+        - A callee compiles once for ``int64`` where a caller passes a constant
+          (``kill(st, s, 0)``, ``heuristic(..., -1)``): numba would otherwise compile it again
+          for every literal value, which was a fifth of EVO's first compile.
+        - A signature compiles under :func:`signature_lock`, so of the processes that need it
+          at once (a kernel's compile and its helpers, :mod:`simulate.kit.parallel_compile`)
+          one compiles it and the others load it from the cache.
+        """
 
         def get_call_template(self, args, kws):
             args = tuple(types.unliteral(a) for a in args)
             kws = {k: types.unliteral(v) for k, v in kws.items()}
             return super().get_call_template(args, kws)
 
+        def compile(self, sig):
+            args, _ = sigutils.normalize_signature(sig)
+            if tuple(args) in self.overloads:
+                return super().compile(sig)
+            # numba's lock first, as numba takes it: a thread waiting for the file lock must
+            # not hold numba's while another thread of this process compiles
+            with global_compiler_lock, signature_lock(self, tuple(args)):
+                return super().compile(sig)
+
     decorate = njit(cache=True, nogil=True, **options)
 
     def compiled(fn):
         dispatcher = decorate(fn)
         if type(dispatcher) is CPUDispatcher:
-            dispatcher.__class__ = OneSpecialisation
+            dispatcher.__class__ = KernelDispatcher
         return dispatcher
 
     return compiled

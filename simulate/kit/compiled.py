@@ -21,6 +21,7 @@ from typing import TypeVar
 import numba
 
 from rules.core.jit import cache_dir, dependency_digest, jit_disabled
+from simulate.kit.parallel_compile import helpers
 from simulate.kit.spec import GameSpec
 
 T = TypeVar("T")
@@ -71,7 +72,8 @@ _loading = threading.Lock()
 def first_call(game: GameSpec, call: Callable[[], T]) -> T:
     """``call()``, a call of ``game``'s kernel: this process's first one runs alone (other
     threads wait for it) and, where this machine has not compiled the game, under its compile
-    lock, then stamps it compiled. Later calls run at once."""
+    lock with helper processes compiling beside it (:mod:`simulate.kit.parallel_compile`),
+    then stamps it compiled. Later calls run at once."""
     if game.name in _loaded:
         return call()
     with _loading:
@@ -79,7 +81,7 @@ def first_call(game: GameSpec, call: Callable[[], T]) -> T:
             if jit_disabled() or is_compiled(game):
                 out = call()  # only loads: no need to wait for another process
             else:
-                with compile_lock(game.name):
+                with compile_lock(game.name), helpers(game):
                     out = call()
                     mark_compiled(game)
             _loaded.add(game.name)
