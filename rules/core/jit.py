@@ -293,8 +293,8 @@ def _make_jit(**options):
             args, _ = sigutils.normalize_signature(sig)
             if tuple(args) in self.overloads:
                 return super().compile(sig)
-            # numba's lock first, as numba takes it: a thread waiting for the file lock must
-            # not hold numba's while another thread of this process compiles
+            # numba's lock before the file lock, the order of every nested compile: two
+            # threads of this process never hold one each
             with global_compiler_lock, signature_lock(self, tuple(args)):
                 return super().compile(sig)
 
