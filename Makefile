@@ -45,7 +45,7 @@ docs: $(STAMP)
 ## compile-plans: record again the compile plan of each game whose kernel sources changed
 ## (a cold compile of each, under a minute): what a first compile's helper processes compile
 compile-plans: $(STAMP)
-	$(PY) -m simulate.kit.parallel_compile record --stale
+	$(PY) -m simulate.kit.compile_plans record --stale
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,5 +1,6 @@
 """A first compile on several cores (:mod:`simulate.kit.parallel_compile`): the lock on each
-compiled signature, the plans, and the helpers that compile a plan beside the kernel."""
+compiled signature, the plans (:mod:`simulate.kit.compile_plans`), and the helpers that
+compile a plan beside the kernel."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from rules.core import jit
 from simulate.games import all_games
+from simulate.kit import compile_plans
 from simulate.kit import parallel_compile as pc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,12 +194,12 @@ def test_a_helper_compiles_what_the_kernel_then_loads(tmp_path, monkeypatch):
 
     game = get_game("toy")
     path = tmp_path / "plan.pkl"
-    assert pc.record(game, path) >= 3
+    assert compile_plans.record(game, path) >= 3
     saved = pc.load_plan(game, path)
     assert saved.fresh and {d.py_func.__name__ for d, *_ in saved.entries} >= {"deal", "choose"}
 
     env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path / "cache")}
-    helper = [sys.executable, "-m", "simulate.kit.parallel_compile", "help", "toy", str(path)]
+    helper = [sys.executable, "-m", "simulate.kit.compile_plans", "help", "toy", str(path)]
     subprocess.run([*helper, "1", "2"], env=env, check=True, cwd=ROOT)
     cold = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(COLD)],

@@ -4,15 +4,15 @@ numba compiles a kernel on one core: typing it compiles each separately jitted c
 depth first, 30-60 s for a game. Where this machine has not compiled the game,
 :func:`helpers` starts processes that compile the same callees at the same time, from the
 game's *plan*: every (function, argument types) its kernel compiled when the plan was
-recorded, in that order, kept beside the kernel's module (``compile_plan.pkl``). A helper
-walks the plan from its end (the kernel's compile starts at its beginning) and passes over a
-function another process is compiling (:func:`rules.core.jit.signature_lock`); whoever needs a
-function a helper compiled loads it from numba's cache.
+recorded, in that order, kept beside the kernel's module (``compile_plan.pkl``, written by
+:mod:`simulate.kit.compile_plans`). Each helper starts at its own share of the plan, and each
+compiled signature has a lock of its own (:func:`rules.core.jit.signature_lock`): whoever needs
+a function another process compiled waits for it, then loads it from numba's cache.
 
 The plan only says what to compile early. A stale entry (a function since changed) costs a
 helper some work, never a wrong kernel: numba's cache is keyed by each function's sources and
-argument types. Record the plans again after changing a kernel's functions:
-``python -m simulate.kit.parallel_compile record`` (``make compile-plans``).
+argument types. Record the plans again after changing a kernel's functions
+(``make compile-plans``; a test checks they are recorded from the current sources).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import os
 import pickle
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,7 +54,8 @@ def _dispatcher(module: str, qualname: str) -> Any:
     return obj
 
 
-def _kernel_digest(game: GameSpec) -> str:
+def kernel_digest(game: GameSpec) -> str:
+    """The digest of every source ``game``'s kernel depends on (as numba's cache stamps it)."""
     return dependency_digest(inspect.getsourcefile(game.kernel.py_func) or "")
 
 
@@ -119,7 +118,7 @@ def load_plan(game: GameSpec, path: Path | None = None) -> Plan:
     """``game``'s plan (at ``path``, else :func:`plan_file`); entries whose function no
     longer exists are left out, and an unreadable plan (another numba's types) is empty."""
     try:
-        saved = _read(path or plan_file(game))
+        saved = read(path or plan_file(game))
         if saved["numba"] != numba.__version__:
             return Plan([], False)
         saved_entries = list(pickle.loads(saved["entries"]))
@@ -131,10 +130,10 @@ def load_plan(game: GameSpec, path: Path | None = None) -> Plan:
             entries.append((_dispatcher(module, qualname), args, depth, seconds))
         except (ImportError, AttributeError):
             continue
-    return Plan(entries, saved["digest"] == _kernel_digest(game))
+    return Plan(entries, saved["digest"] == kernel_digest(game))
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read(path: Path) -> dict[str, Any]:
     """A plan file: its sources' digest and numba version as text, and its entries pickled
     on their own (numba's types may not load in another numba)."""
     return pickle.loads(path.read_bytes())
@@ -143,13 +142,15 @@ def _read(path: Path) -> dict[str, Any]:
 def recorded_from_current_sources(game: GameSpec) -> bool:
     """Whether ``game``'s plan exists and was recorded from the sources as they are now."""
     try:
-        return _read(plan_file(game))["digest"] == _kernel_digest(game)
+        return read(plan_file(game))["digest"] == kernel_digest(game)
     except (OSError, pickle.UnpicklingError, KeyError):
         return False
 
 
 @contextlib.contextmanager
-def _helping(plan: Plan) -> Iterator[None]:
+def helping(plan: Plan) -> Iterator[None]:
+    """While the body runs, a compile that waits for another process's signature compiles
+    from ``plan`` what that process needs (:meth:`Plan.help`)."""
     previous, jit.while_waiting = jit.while_waiting, plan.help
     try:
         yield
@@ -176,7 +177,7 @@ def helpers(game: GameSpec, path: Path | None = None) -> Iterator[None]:
     path = path or plan_file(game)
     plan = load_plan(game, path)
     count = helper_count() if plan.entries else 0
-    command = [sys.executable, "-m", "simulate.kit.parallel_compile", "help", game.name, str(path)]
+    command = [sys.executable, "-m", "simulate.kit.compile_plans", "help", game.name, str(path)]
     procs = [
         subprocess.Popen(
             [*command, str(part), str(count + 1)],
@@ -187,80 +188,10 @@ def helpers(game: GameSpec, path: Path | None = None) -> Iterator[None]:
         for part in range(1, count + 1)
     ]
     try:
-        with _helping(plan):
+        with helping(plan):
             yield
     finally:
         for proc in procs:
             proc.terminate()
         for proc in procs:
             proc.wait()
-
-
-def record(game: GameSpec, path: Path | None = None) -> int:
-    """Compile ``game``'s kernel in a fresh process on an empty cache and write what it
-    compiled to its plan (``path``, else :func:`plan_file`). Returns the number of entries."""
-    path = path or plan_file(game)
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "DINOLAB_CACHE_DIR": cache, "DINOLAB_COMPILE_HELPERS": "0"}
-        cmd = [sys.executable, "-m", "simulate.kit.parallel_compile", "observe", game.name]
-        subprocess.run([*cmd, str(path)], env=env, check=True)
-    return len(pickle.loads(_read(path)["entries"]))
-
-
-def _observe(game: GameSpec, path: Path) -> None:
-    """Compile ``game``'s kernel here (on an empty cache) and write its plan to ``path``."""
-    from numba.core import event
-
-    from simulate.kit.play import warmup
-
-    entries: list[tuple[str, str, tuple, int, float]] = []
-    open_: list[list[float]] = []  # [start, seconds of the compiles inside] per open compile
-
-    class Recorder(event.Listener):
-        def on_start(self, ev: event.Event) -> None:
-            open_.append([time.perf_counter(), 0.0])
-
-        def on_end(self, ev: event.Event) -> None:
-            began, inside = open_.pop()
-            took = time.perf_counter() - began
-            if open_:
-                open_[-1][1] += took
-            fn = ev.data["dispatcher"]
-            if fn is not game.kernel and fn._cache.__class__.__name__ != "NullCache":
-                py, depth = fn.py_func, len(open_)
-                entries.append(
-                    (py.__module__, py.__qualname__, ev.data["args"], depth, took - inside)
-                )
-
-    setup = game.setup(game.parameters(), game.demo.players, game.demo.strategy)
-    with event.install_listener("numba:compile", Recorder()):
-        warmup(setup)
-    saved = {"digest": _kernel_digest(game), "numba": numba.__version__}
-    path.write_bytes(pickle.dumps({**saved, "entries": pickle.dumps(entries)}))
-
-
-def main(argv: list[str]) -> None:
-    """``record [--stale] [GAME ...]``: record every game's plan (or the games named;
-    ``--stale``: only plans recorded from other sources). ``help GAME PLAN PART PARTS`` runs
-    a helper, ``observe GAME PLAN`` the compile :func:`record` starts."""
-    from simulate.games import all_games, get_game
-
-    command, rest = argv[0], argv[1:]
-    if command == "help":
-        plan = load_plan(get_game(rest[0]), Path(rest[1]))
-        with _helping(plan):
-            plan.compile_all(int(rest[2]), int(rest[3]))
-    elif command == "observe":
-        _observe(get_game(rest[0]), Path(rest[1]))
-    elif command == "record":
-        only_stale = "--stale" in rest
-        names = [n for n in rest if n != "--stale"]
-        for game in [get_game(n) for n in names] or all_games():
-            if not only_stale or not recorded_from_current_sources(game):
-                print(f"{game.name}: {record(game)} functions in {plan_file(game)}", flush=True)
-    else:
-        raise SystemExit(f"unknown command {command!r} (help, observe, record)")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -1,0 +1,99 @@
+"""Recording each game's compile plan, and running a first compile's helper.
+
+``python -m simulate.kit.compile_plans record [--stale] [GAME ...]`` (``make compile-plans``)
+compiles each game's kernel in a fresh process on an empty cache and keeps the functions it
+compiled, in order, with their nesting and seconds, as the game's plan
+(:mod:`simulate.kit.parallel_compile`). ``help GAME PLAN PART PARTS`` is a helper process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+
+from simulate.kit.parallel_compile import (
+    helping,
+    kernel_digest,
+    load_plan,
+    plan_file,
+    read,
+    recorded_from_current_sources,
+)
+from simulate.kit.spec import GameSpec
+
+
+def record(game: GameSpec, path: Path | None = None) -> int:
+    """Compile ``game``'s kernel in a fresh process on an empty cache and write what it
+    compiled to its plan (``path``, else :func:`plan_file`). Returns the number of entries."""
+    path = path or plan_file(game)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "DINOLAB_CACHE_DIR": cache, "DINOLAB_COMPILE_HELPERS": "0"}
+        cmd = [sys.executable, "-m", "simulate.kit.compile_plans", "observe", game.name]
+        subprocess.run([*cmd, str(path)], env=env, check=True)
+    return len(pickle.loads(read(path)["entries"]))
+
+
+def _observe(game: GameSpec, path: Path) -> None:
+    """Compile ``game``'s kernel here (on an empty cache) and write its plan to ``path``."""
+    from numba.core import event
+
+    from simulate.kit.play import warmup
+
+    entries: list[tuple[str, str, tuple, int, float]] = []
+    open_: list[list[float]] = []  # [start, seconds of the compiles inside] per open compile
+
+    class Recorder(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            open_.append([time.perf_counter(), 0.0])
+
+        def on_end(self, ev: event.Event) -> None:
+            began, inside = open_.pop()
+            took = time.perf_counter() - began
+            if open_:
+                open_[-1][1] += took
+            fn = ev.data["dispatcher"]
+            if fn is not game.kernel and fn._cache.__class__.__name__ != "NullCache":
+                py, depth = fn.py_func, len(open_)
+                entries.append(
+                    (py.__module__, py.__qualname__, ev.data["args"], depth, took - inside)
+                )
+
+    setup = game.setup(game.parameters(), game.demo.players, game.demo.strategy)
+    with event.install_listener("numba:compile", Recorder()):
+        warmup(setup)
+    saved = {"digest": kernel_digest(game), "numba": numba.__version__}
+    path.write_bytes(pickle.dumps({**saved, "entries": pickle.dumps(entries)}))
+
+
+def main(argv: list[str]) -> None:
+    """``record [--stale] [GAME ...]``: record every game's plan (or the games named;
+    ``--stale``: only plans recorded from other sources). ``help GAME PLAN PART PARTS`` runs
+    a helper, ``observe GAME PLAN`` the compile :func:`record` starts."""
+    from simulate.games import all_games, get_game
+
+    command, rest = argv[0], argv[1:]
+    if command == "help":
+        plan = load_plan(get_game(rest[0]), Path(rest[1]))
+        with helping(plan):
+            plan.compile_all(int(rest[2]), int(rest[3]))
+    elif command == "observe":
+        _observe(get_game(rest[0]), Path(rest[1]))
+    elif command == "record":
+        only_stale = "--stale" in rest
+        names = [n for n in rest if n != "--stale"]
+        for game in [get_game(n) for n in names] or all_games():
+            if not only_stale or not recorded_from_current_sources(game):
+                print(f"{game.name}: {record(game)} functions in {plan_file(game)}", flush=True)
+    else:
+        raise SystemExit(f"unknown command {command!r} (help, observe, record)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
