@@ -1,8 +1,8 @@
 """Recording each game's compile plan, and running a first compile's helper.
 
 ``python -m simulate.kit.compile_plans record [--stale] [GAME ...]`` (``make compile-plans``)
-compiles each game's kernel in a fresh process on an empty cache and keeps the functions it
-compiled, in order, with their nesting and seconds, as the game's plan
+compiles each game's kernel in a fresh process on an empty cache (one game a core) and keeps
+the functions it compiled, in order, with their nesting and seconds, as the game's plan
 (:mod:`simulate.kit.parallel_compile`). ``help GAME PLAN PART PARTS`` is a helper process.
 """
 
@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numba
@@ -88,9 +89,11 @@ def main(argv: list[str]) -> None:
     elif command == "record":
         only_stale = "--stale" in rest
         names = [n for n in rest if n != "--stale"]
-        for game in [get_game(n) for n in names] or all_games():
-            if not only_stale or not recorded_from_current_sources(game):
-                print(f"{game.name}: {record(game)} functions in {plan_file(game)}", flush=True)
+        games = [get_game(n) for n in names] or all_games()
+        games = [g for g in games if not only_stale or not recorded_from_current_sources(g)]
+        with ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:  # one compile a core
+            for game, n in zip(games, pool.map(record, games), strict=True):
+                print(f"{game.name}: {n} functions in {plan_file(game)}", flush=True)
     else:
         raise SystemExit(f"unknown command {command!r} (help, observe, record)")
 
