@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -200,7 +201,7 @@ def test_a_helper_compiles_what_the_kernel_then_loads(tmp_path, monkeypatch):
 
     env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path / "cache")}
     helper = [sys.executable, "-m", "simulate.kit.compile_plans", "help", "toy", str(path)]
-    subprocess.run([*helper, "1", "2"], env=env, check=True, cwd=ROOT)
+    subprocess.run([*helper, "1", "2", str(os.getpid())], env=env, check=True, cwd=ROOT)
     cold = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(COLD)],
         env={**env, "DINOLAB_COMPILE_HELPERS": "0"},
@@ -210,3 +211,29 @@ def test_a_helper_compiles_what_the_kernel_then_loads(tmp_path, monkeypatch):
         cwd=ROOT,
     )
     assert cold.stdout.split() == ["play_chunk"]
+
+
+PARENT = """
+import time
+from simulate.games import get_game
+from simulate.kit.parallel_compile import helpers
+with helpers(get_game("dtb")):
+    print("helping", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_helpers_end_with_the_process_they_help_even_killed(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path), "DINOLAB_COMPILE_HELPERS": "2"}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT], env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout.readline().strip() == "helping"
+    helpers = psutil.Process(parent.pid).children()
+    assert len(helpers) == 2
+    time.sleep(1.5)  # past their imports, compiling
+    parent.kill()
+    parent.wait()
+    _, alive = psutil.wait_procs(helpers, timeout=5)  # compiling on, they would take 10 s
+    assert not alive

@@ -3,13 +3,14 @@
 ``python -m simulate.kit.compile_plans record [--stale] [GAME ...]`` (``make compile-plans``)
 compiles each game's kernel in a fresh process on an empty cache (one game a core) and keeps
 the functions it compiled, in order, with their nesting and seconds, as the game's plan
-(:mod:`simulate.kit.parallel_compile`). ``help GAME PLAN PART PARTS`` is a helper process.
+(:mod:`simulate.kit.parallel_compile`). ``help GAME PLAN PART PARTS PARENT`` is a helper process.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,14 +74,27 @@ def _observe(game: GameSpec, path: Path) -> None:
     path.write_bytes(pickle.dumps({**saved, "entries": pickle.dumps(entries)}))
 
 
+def _end_with_parent(parent: int) -> None:
+    """A helper ends when the process it helps does, even killed (Linux: the kernel sends it
+    SIGTERM), so a killed run leaves no compile behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # ended before the line above
+        raise SystemExit(0)
+
+
 def main(argv: list[str]) -> None:
     """``record [--stale] [GAME ...]``: record every game's plan (or the games named;
-    ``--stale``: only plans recorded from other sources). ``help GAME PLAN PART PARTS`` runs
-    a helper, ``observe GAME PLAN`` the compile :func:`record` starts."""
+    ``--stale``: only plans recorded from other sources). ``help GAME PLAN PART PARTS PARENT``
+    runs a helper for process ``PARENT``, ``observe GAME PLAN`` the compile :func:`record`
+    starts."""
     from simulate.games import all_games, get_game
 
     command, rest = argv[0], argv[1:]
     if command == "help":
+        _end_with_parent(int(rest[4]))
         plan = load_plan(get_game(rest[0]), Path(rest[1]))
         with helping(plan):
             plan.compile_all(int(rest[2]), int(rest[3]))

@@ -180,7 +180,7 @@ def helpers(game: GameSpec, path: Path | None = None) -> Iterator[None]:
     command = [sys.executable, "-m", "simulate.kit.compile_plans", "help", game.name, str(path)]
     procs = [
         subprocess.Popen(
-            [*command, str(part), str(count + 1)],
+            [*command, str(part), str(count + 1), str(os.getpid())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
