@@ -169,12 +169,12 @@ def simulate(
     session = plan_run(request)  # before starting any worker
     if notice := fresh_notice(request.resume, session.mode, session.out):
         echo(notice)
+    if notice := compiling_notice(session.game):
+        warn(notice)
     own = executor is None
     if executor is None:
         executor = make_executor(workers, backend, scheduler, tasks=session.chunks)
         executor.warm(session.setup)  # workers load while this process opens the run
-    if notice := compiling_notice(session.game):
-        warn(notice)
     label = f"{session.game.name} {session.config.n_players}p"
     with progress_bar(label, want_progress(progress)) as update:
         summary = run(

@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from rules.core import jit
+from rules.core.errors import DinolabError
 from simulate.games import all_games
 from simulate.kit import compile_plans
 from simulate.kit import parallel_compile as pc
+from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,9 +162,20 @@ def test_a_plan_is_a_hint_an_unreadable_or_foreign_one_is_empty(tmp_path):
     assert pc.load_plan(game, tmp_path / "missing.pkl").entries == []
 
 
+def test_a_bad_helper_count_stops_a_run_before_it_writes_anything(tmp_path, monkeypatch):
+    monkeypatch.setenv("DINOLAB_COMPILE_HELPERS", "x")
+    result = run_cli("simulate", "dkd", "-n", "100", "--out", str(tmp_path / "run"))
+    assert result.code == 2
+    assert result.err.strip().endswith("DINOLAB_COMPILE_HELPERS must be a whole number, not 'x'")
+    assert not (tmp_path / "run").exists()
+
+
 def test_helpers_one_per_other_core_unless_told(monkeypatch):
     monkeypatch.setenv("DINOLAB_COMPILE_HELPERS", "3")
     assert pc.helper_count() == 3
+    monkeypatch.setenv("DINOLAB_COMPILE_HELPERS", "many")
+    with pytest.raises(DinolabError, match="DINOLAB_COMPILE_HELPERS must be a whole number"):
+        pc.helper_count()
     monkeypatch.delenv("DINOLAB_COMPILE_HELPERS")
     cores = len(os.sched_getaffinity(0))
     assert pc.helper_count() == min(pc.MAX_HELPERS, cores - 1)

@@ -21,7 +21,7 @@ from typing import TypeVar
 import numba
 
 from rules.core.jit import cache_dir, dependency_digest, jit_disabled
-from simulate.kit.parallel_compile import helpers
+from simulate.kit.parallel_compile import helper_count, helpers
 from simulate.kit.spec import GameSpec
 
 T = TypeVar("T")
@@ -91,7 +91,9 @@ def first_call(game: GameSpec, call: Callable[[], T]) -> T:
 
 def compiling_notice(game: GameSpec) -> str | None:
     """On a machine without ``game``'s compiled kernels, the line that says why the start is
-    slow (``None`` where they are compiled)."""
+    slow (``None`` where they are compiled). A bad ``$DINOLAB_COMPILE_HELPERS`` fails here,
+    before a run starts."""
+    helper_count()
     if is_compiled(game):
         return None
     return (

@@ -33,6 +33,7 @@ from typing import Any
 import numba
 
 from rules.core import jit
+from rules.core.errors import DinolabError
 from rules.core.jit import dependency_digest, signature_key, signature_lock
 from simulate.kit.spec import GameSpec
 
@@ -163,7 +164,9 @@ def helper_count() -> int:
     most :data:`MAX_HELPERS`)."""
     explicit = os.environ.get("DINOLAB_COMPILE_HELPERS")
     if explicit is not None:
-        return max(0, int(explicit))
+        if not explicit.strip().isdigit():
+            raise DinolabError(f"DINOLAB_COMPILE_HELPERS must be a whole number, not {explicit!r}")
+        return int(explicit)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return min(MAX_HELPERS, max(0, (cores or 1) - 1))
 
