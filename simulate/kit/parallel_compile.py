@@ -102,10 +102,11 @@ class Plan:
         return False
 
     def compile_all(self, part: int = 0, parts: int = 1) -> int:
-        """Compile the plan as helper ``part`` of ``parts - 1`` does (the kernel's compile is
-        part 0): in order, callees before callers, from the point where ``part / parts`` of
-        the plan's seconds lie before it, round to that point again, passing over what
-        another process holds. Returns how many entries this process took."""
+        """Compile the plan as helper ``part`` does, of ``parts`` processes in all (the
+        kernel's own compile is part 0): in order, callees before callers, from the point
+        where ``part / parts`` of the plan's seconds lie before it, round to that point
+        again, passing over what another process holds. Returns how many entries this
+        process took."""
         total, start, spent = sum(e[3] for e in self.entries), 0, 0.0
         while start < len(self.entries) and spent + self.entries[start][3] <= total * part / parts:
             spent += self.entries[start][3]
