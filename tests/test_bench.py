@@ -19,3 +19,34 @@ def test_end_to_end_is_the_best_of_the_runs_that_fit_in_the_budget(monkeypatch):
         assert (seconds, runs) == want
         assert peak == 100 * runs
         assert all(a[-1] == "--force" for a in calls)
+
+
+def test_a_cold_compile_is_timed_in_a_fresh_process_on_an_empty_cache(monkeypatch):
+    """``dinolab bench GAME --compile`` times the toy game's compile for real: seconds that
+    include compiling (the empty cache), far more than loading a compiled kernel."""
+    from simulate import bench_compile
+
+    monkeypatch.setenv("DINOLAB_GAMES", "tests.toygame")  # the subprocess sees it too
+    assert bench_compile.cold_compile_seconds("toy", 0) > 0.5
+
+
+def test_the_compile_bench_compares_its_helpers_with_one_process(monkeypatch):
+    from simulate import bench_compile
+    from simulate.kit.parallel_compile import Plan
+
+    asked = []
+
+    def fake(game, helpers):
+        asked.append(helpers)
+        return 10.0 if helpers else 30.0
+
+    monkeypatch.setattr(bench_compile, "cold_compile_seconds", fake)
+    monkeypatch.setenv("DINOLAB_COMPILE_HELPERS", "3")
+    text = bench_compile.run_compile_bench("dtb")
+    assert asked == [3, 0]
+    assert "| with 3 helpers | 10.0 s | 3.00x |" in text
+    assert "| one process | 30.0 s | 1.00x |" in text
+    monkeypatch.setattr(bench_compile, "load_plan", lambda game: Plan([], False))
+    asked.clear()
+    text = bench_compile.run_compile_bench("dtb")
+    assert asked == [0] and "no compile plan" in text

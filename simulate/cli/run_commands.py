@@ -204,6 +204,15 @@ def bench(
         str,
         typer.Option(help="With --scaling: 'dask' adds a local Dask cluster of every core."),
     ] = "local",
+    compile_: Annotated[
+        bool,
+        typer.Option(
+            "--compile",
+            help="Time a first compile instead: the game's kernels on an empty cache in a "
+            "fresh process, with the helper processes a first compile starts (one per other "
+            "core) and alone.",
+        ),
+    ] = False,
 ) -> None:
     """Measure kernel and end-to-end throughput, the way docs/benchmarks.md records them.
 
@@ -213,6 +222,7 @@ def bench(
     declared sweep, its kernel-only time against the sweep through warm workers. With
     --strong: the strong bot's speed-up and strength against the strongest rung. With
     --scaling: the same run at 1, 2, 4 ... workers (and a Dask cluster with --backend dask).
+    With --compile: the first compile, with its helper processes and alone.
     """
     from simulate.bench import run_bench
     from simulate.games import all_games, get_game
@@ -220,7 +230,11 @@ def bench(
     if backend != "local" and not scaling:
         raise DinolabError("--backend is for --scaling (the other measures use one core)")
     for g in [get_game(game)] if game else all_games():
-        if scaling:
+        if compile_:
+            from simulate.bench_compile import run_compile_bench
+
+            text = run_compile_bench(g.name)
+        elif scaling:
             from simulate.bench_scaling import run_scaling_bench
 
             text = run_scaling_bench(g.name, games, backend)
