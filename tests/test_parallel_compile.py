@@ -42,12 +42,11 @@ from rules.core.jit import signature_lock
 from tiny import leaf
 with signature_lock(leaf, (types.int64,)):
     print("held", flush=True)
+    time.sleep(2)  # the waiter needs leaf meanwhile: without the lock it compiles it itself
     leaf.compile((types.int64,))
-    time.sleep(1.5)
 """
 
 WAITER = """
-import time
 from numba.core import event
 from tiny import root
 compiled = []
@@ -56,10 +55,9 @@ class Seen(event.Listener):
         pass
     def on_end(self, ev):
         compiled.append(ev.data["dispatcher"].py_func.__name__)
-t = time.perf_counter()
 with event.install_listener("numba:compile", Seen()):
     assert root(1) == 4
-print(sorted(compiled), round(time.perf_counter() - t, 1))
+print(" ".join(compiled))
 """
 
 
@@ -81,8 +79,7 @@ def test_a_signature_another_process_is_compiling_is_waited_for_then_loaded(tmp_
     finally:
         holder.wait(timeout=60)
     # the waiter compiled only its own function: it waited for the holder's leaf and loaded it
-    assert out[:-1] == ["['root']"]
-    assert float(out[-1]) >= 0.5
+    assert out == ["root"]
 
 
 class Fake:
