@@ -235,6 +235,10 @@ with helpers(get_game("dtb")):
 
 def test_helpers_end_with_the_process_they_help_even_killed(tmp_path):
     psutil = pytest.importorskip("psutil")
+    from simulate.games import get_game
+
+    if not pc.load_plan(get_game("dtb")).entries:
+        pytest.skip("the committed plans were recorded with another numba: no helpers start")
     env = {**os.environ, "DINOLAB_CACHE_DIR": str(tmp_path), "DINOLAB_COMPILE_HELPERS": "2"}
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT], env=env, stdout=subprocess.PIPE, text=True
