@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numba
 
+from rules.core.errors import DinolabError
 from simulate.kit.parallel_compile import (
     helping,
     kernel_digest,
@@ -109,8 +110,12 @@ def main(argv: list[str]) -> None:
             for game, n in zip(games, pool.map(record, games), strict=True):
                 print(f"{game.name}: {n} functions in {plan_file(game)}", flush=True)
     else:
-        raise SystemExit(f"unknown command {command!r} (help, observe, record)")
+        raise DinolabError(f"unknown command '{command}' (known: record, help, observe)")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:] or ["record"])
+    except DinolabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
