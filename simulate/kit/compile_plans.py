@@ -45,7 +45,7 @@ def record(game: GameSpec, path: Path | None = None) -> int:
 
 def _observe(game: GameSpec, path: Path) -> None:
     """Compile ``game``'s kernel here (on an empty cache) and write its plan to ``path``."""
-    from numba.core import event
+    from numba.core import caching, event
 
     from simulate.kit.play import warmup
 
@@ -62,7 +62,7 @@ def _observe(game: GameSpec, path: Path) -> None:
             if open_:
                 open_[-1][1] += took
             fn = ev.data["dispatcher"]
-            if fn is not game.kernel and fn._cache.__class__.__name__ != "NullCache":
+            if fn is not game.kernel and not isinstance(fn._cache, caching.NullCache):
                 py, depth = fn.py_func, len(open_)
                 entries.append(
                     (py.__module__, py.__qualname__, ev.data["args"], depth, took - inside)

@@ -77,7 +77,8 @@ class Plan:
         return {signature_key(d, a): i for i, (d, a, _, _) in enumerate(self.entries)}
 
     def _compile(self, i: int) -> bool:
-        """Compile entry ``i`` unless another process holds it; ``True`` if it was tried."""
+        """Compile entry ``i`` unless another process holds it; ``True`` if this process
+        took it (compiled it, or found it compiled)."""
         self._tried.add(i)
         dispatcher, args, _, _ = self.entries[i]
         with signature_lock(dispatcher, args, wait=False) as mine:
