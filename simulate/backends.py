@@ -3,7 +3,24 @@
 from __future__ import annotations
 
 from rules.core.errors import DinolabError
-from simulate.executors import Executor, InlineExecutor, ProcessExecutor, default_workers
+from simulate.executors import (
+    Executor,
+    InlineExecutor,
+    ProcessExecutor,
+    ThreadExecutor,
+    default_workers,
+)
+
+BACKENDS = ("local", "threads", "dask")
+"""``--backend``: local worker processes, threads of this process, or a Dask cluster."""
+
+
+def check_backend(backend: str, scheduler: str | None = None) -> None:
+    """A one-line error for an unknown ``--backend``, or a ``--scheduler`` without dask."""
+    if backend not in BACKENDS:
+        raise DinolabError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    if scheduler and backend != "dask":
+        raise DinolabError("--scheduler needs --backend dask")
 
 
 def make_executor(
@@ -13,23 +30,23 @@ def make_executor(
     tasks: int | None = None,
 ) -> Executor:
     """The executor for ``--backend`` and ``--workers`` (default: :func:`default_workers`).
-    ``tasks``: the most chunks the run can hand out; a local pool gets no more workers than
-    that, and a run of one chunk plays in this process, without starting a worker (a
-    1,000-game run then takes about as long as importing and loading its kernel)."""
+    ``tasks``: the most chunks the run can hand out; a local pool (of processes or threads)
+    gets no more workers than that, and a run of one chunk plays in this process, without
+    starting a worker (a 1,000-game run then takes about as long as importing and loading its
+    kernel)."""
     if workers is not None and workers < 1:
         raise DinolabError(f"--workers must be at least 1, got {workers}")
+    check_backend(backend, scheduler)
     if backend == "dask":
         from simulate.dask_backend import DaskExecutor
 
         return DaskExecutor(scheduler, workers)
-    if backend != "local":
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
-    if scheduler:
-        raise DinolabError("--scheduler needs --backend dask")
     n = default_workers() if workers is None else workers
     if tasks is not None:
         n = max(1, min(n, tasks))
-    return InlineExecutor() if n == 1 else ProcessExecutor(n)
+    if n == 1:
+        return InlineExecutor()
+    return ThreadExecutor(n) if backend == "threads" else ProcessExecutor(n)
 
 
 class WarmPool:

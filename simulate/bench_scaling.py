@@ -3,8 +3,9 @@
 Each row is a whole ``dinolab simulate`` in a subprocess (every table written, the game's
 benchmark lineup, kernels compiled beforehand), so it includes what a user waits for: starting
 the workers, loading their kernels, writing the logs. The speed-up is over one worker, the
-efficiency the speed-up divided by the workers. ``--backend dask`` adds a row with a local
-Dask cluster of as many workers as cores.
+efficiency the speed-up divided by the workers. ``--backend threads`` adds a row with a
+thread of this process per core, ``--backend dask`` one with a local Dask cluster of as many
+workers as cores.
 
 A machine with fewer cores than the target's cannot show 16 workers; what it can show is
 printed beside the times: the chunk plan (how many chunks each of 16 workers would get, which
@@ -20,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rules.core.errors import DinolabError
+from simulate.backends import check_backend
 from simulate.bench import measure_simulate
 from simulate.config import build_config
 from simulate.games import get_game
@@ -56,8 +57,7 @@ def chunk_plan(chunks: int, workers: int) -> str:
 
 def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "local") -> str:
     """Time the game's scaling workload at each worker count; a Markdown section."""
-    if backend not in ("local", "dask"):
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+    check_backend(backend)
     game = get_game(game_name)
     bench = game.bench
     n = games or bench.scaling_games
@@ -91,12 +91,11 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
                     simulate(Path(tmp) / f"w{w}", n, "--workers", str(w)),
                 )
             )
-        if backend == "dask":
-            out = Path(tmp) / "dask"
+        if backend != "local":
             rows.append(
                 (
-                    f"dask, {cores} workers",
-                    simulate(out, n, "--backend", "dask", "--workers", str(cores)),
+                    f"{backend}, {cores} workers",
+                    simulate(Path(tmp) / backend, n, "--backend", backend, "--workers", str(cores)),
                 )
             )
     one = rows[0][1]
@@ -105,7 +104,7 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
         "|---|---|---|---|---|",
     ]
     for label, seconds in rows:
-        workers = int(label.split()[-2] if label.startswith("dask") else label.split()[0])
+        workers = int(label.split()[-2] if "," in label else label.split()[0])
         speedup = one / seconds
         table.append(
             f"| {label} | {seconds:.1f} s | {rate_text(n / seconds)} | {speedup:.2f}x "
@@ -115,7 +114,7 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
     head = (
         f"### `dinolab bench {game_name} --scaling"
         + (f" --games {games}" if games else "")
-        + (" --backend dask" if backend == "dask" else "")
+        + (f" --backend {backend}" if backend != "local" else "")
         + "`\n\n"
         f"{when}; {platform.node()}; {cores} cores; Python {platform.python_version()}; "
         f"{n:,} games of `{bench.lineup}` x{bench.players}, every table\n\n"

@@ -1,6 +1,11 @@
 """Where chunks run: behind one small seam, so the runner does not care.
 
 * :class:`InlineExecutor` runs chunks in this process (``--workers 1``; tests; debugging).
+* :class:`ThreadExecutor` runs them on threads of this process (``--backend threads``): the
+  kernels release the GIL, and there is no worker to start, no import and no kernel load
+  beyond this process's own, so a short run on a few cores finishes sooner. A crash in a
+  chunk is this process's crash (the run stays resumable), and Ctrl-C waits for the chunks in
+  play.
 * :class:`ProcessExecutor` runs them in ``spawn``-ed worker processes, a bounded window of
   chunks in flight so memory does not grow with the number of chunks. A worker that dies
   (killed, out of memory) breaks the pool; the executor starts a new one and runs the chunks
@@ -386,6 +391,53 @@ class ProcessExecutor(Executor):
 
     def close(self) -> None:
         self._drop_pool()
+
+
+class ThreadExecutor(Executor):
+    """Chunks on a pool of threads of this process, a bounded window in flight. A chunk's
+    kernel state and buffers belong to its thread, so the rows are those of any other
+    executor; a study's figures are drawn here, one after another (matplotlib is not
+    thread-safe)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._live: ThreadPoolExecutor | None = None
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._live is None:
+            self._live = ThreadPoolExecutor(self.workers, thread_name_prefix="dinolab-chunk")
+        return self._live
+
+    def run_tasks(self, tasks: Iterable[Task]) -> Iterator[ChunkResult]:
+        queue = iter(tasks)
+        pool = self._pool()
+        running: dict[Future, Task] = {}
+        pending = next(queue, None)
+        try:
+            while pending is not None or running:
+                while len(running) < 2 * self.workers and pending is not None:
+                    running[pool.submit(run_task, *pending)] = pending
+                    pending = next(queue, None)
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    task = running.pop(fut)
+                    try:
+                        result = fut.result()
+                    except Exception as exc:
+                        raise chunk_failure(task[1], exc) from None
+                    yield result
+        finally:  # a failed or abandoned stream: start nothing more, let the rest finish
+            for fut in running:
+                fut.cancel()
+            wait(running)
+
+    def warm(self, setup: Setup) -> None:
+        self._pool().submit(warm_worker, setup)
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.shutdown(wait=True, cancel_futures=True)
+            self._live = None
 
 
 def precompile(names: list[str]) -> None:

@@ -205,9 +205,23 @@ def test_dask_backend_without_the_extra_says_how_to_install(cli, tmp_path, monke
 
 def test_backend_and_scheduler_are_checked(cli, tmp_path):
     r = cli("simulate", "dkd", "-n", "10", "--backend", "cloud", "--out", tmp_path / "o")
-    assert r.code == 2 and "unknown backend 'cloud'" in r.err
+    assert r.code == 2 and "unknown backend 'cloud' (known: local, threads, dask)" in r.err
     r = cli("simulate", "dkd", "-n", "10", "--scheduler", "tcp://x:1", "--out", tmp_path / "o")
     assert r.code == 2 and "--scheduler needs --backend dask" in r.err
+    r = cli(
+        "simulate",
+        "dkd",
+        "-n",
+        "10",
+        "--backend",
+        "threads",
+        "--scheduler",
+        "tcp://x:1",
+        "--out",
+        tmp_path / "o",
+    )
+    assert r.code == 2 and "--scheduler needs --backend dask" in r.err
+    assert not (tmp_path / "o").exists()
 
 
 def test_verify_reports_damage_with_exit_1(cli, dkd_run, tmp_path):

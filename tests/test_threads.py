@@ -1,5 +1,6 @@
 """Several threads in one process play the same rows as one: a real Dask worker with two
-threads, started by the test on 127.0.0.1, and chunks on a thread pool in this process."""
+threads, started by the test on 127.0.0.1, chunks on a thread pool in this process, and the
+``threads`` backend."""
 
 from __future__ import annotations
 
@@ -130,3 +131,38 @@ def test_a_chunk_that_fails_on_the_cluster_ends_in_one_line(tmp_path, threaded_w
         executor.close()
     message = str(caught.value)
     assert "chunk 0" in message and "\n" not in message, message
+
+
+def test_the_threads_backend_writes_the_bytes_of_a_local_run(tmp_path, cli):
+    args = ["simulate", "dkd", "-n", "24000", "--chunk-size", "3000", "--seed", "8"]
+    args += ["--strategy", "greedy,cautious,blind,random", "--rotate", "--no-progress"]
+    r = cli(*args, "--backend", "threads", "--workers", "2", "--out", tmp_path / "t")
+    assert r.code == 0, r.err
+    assert "2 workers" in r.out
+    local = cli(*args, "--workers", "2", "--out", tmp_path / "local")
+    assert local.code == 0, local.err
+    assert parquet_files(tmp_path / "t") == parquet_files(tmp_path / "local")
+
+
+def test_a_chunk_that_fails_on_a_thread_ends_in_one_line_and_stops_the_rest(tmp_path):
+    from rules.core.errors import DinolabError
+    from simulate.config import build_config
+    from simulate.executors import ChunkJob, ThreadExecutor
+
+    _, setup = build_config(
+        "dkd", n_players=4, strategies=None, rotate=False, seed=1, games=100, chunk_size=100
+    )
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    jobs = [ChunkJob(str(blocker / "run"), 1, False, i, 100 * i, 100 * i + 100) for i in range(9)]
+    executor = ThreadExecutor(2)
+    try:
+        with pytest.raises(DinolabError) as caught:
+            list(executor.run(setup, jobs))
+        # the pool outlives a failed stream: the next run on it plays
+        good = ChunkJob(str(tmp_path / "run"), 1, False, 0, 0, 100)
+        assert [r.rows["games"] for r in executor.run(setup, [good])] == [100]
+    finally:
+        executor.close()
+    message = str(caught.value)
+    assert "chunk " in message and "\n" not in message, message

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from rules.core.errors import DinolabError
 from simulate.cli.app import echo, warn
 
 if TYPE_CHECKING:
@@ -83,13 +82,13 @@ def game_report(game: GameSpec) -> GameReport:
 
 
 def report_mapper(backend: str, scheduler: str | None, workers: int | None, executor=None):
-    """How the report's analyses map over chunks: local threads, or Dask tasks."""
-    if backend == "local":
-        if scheduler:
-            raise DinolabError("--scheduler needs --backend dask")
-        return None
+    """How the report's analyses map over chunks: local threads (``local``, ``threads``), or
+    Dask tasks."""
+    from simulate.backends import check_backend
+
+    check_backend(backend, scheduler)
     if backend != "dask":
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
+        return None
     from simulate.dask_backend import DaskExecutor, DaskMapper
 
     if isinstance(executor, DaskExecutor):  # a study's cluster maps its analyses too
@@ -101,10 +100,6 @@ def study_executor(workers: int | None, backend: str, scheduler: str | None):
     """The executor of a study (one for all its configurations: warm workers)."""
     from simulate.backends import make_executor
 
-    if workers is not None and workers < 1:
-        raise DinolabError(f"--workers must be at least 1, got {workers}")
-    if backend not in ("local", "dask"):
-        raise DinolabError(f"unknown backend '{backend}' (known: local, dask)")
     return make_executor(workers, backend, scheduler)
 
 
@@ -122,7 +117,7 @@ Workers = Annotated[
     int | None,
     typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
 ]
-Backend = Annotated[str, typer.Option(help="local processes, or dask.")]
+Backend = Annotated[str, typer.Option(help="local processes, threads of this process, or dask.")]
 Scheduler = Annotated[
     str | None, typer.Option(help="Dask scheduler address (with --backend dask).")
 ]

@@ -39,7 +39,9 @@ RunDir = Annotated[
 RunBackend = Annotated[
     str,
     typer.Option(
-        help="Where chunks run: local processes, or dask (needs the dinolab[dask] extra)."
+        help="Where chunks run: local processes; threads of this process (no workers to "
+        "start: a short run on a few cores ends sooner); or dask (needs the dinolab[dask] "
+        "extra)."
     ),
 ]
 RunScheduler = Annotated[
@@ -202,7 +204,10 @@ def bench(
     ] = False,
     backend: Annotated[
         str,
-        typer.Option(help="With --scaling: 'dask' adds a local Dask cluster of every core."),
+        typer.Option(
+            help="With --scaling: 'threads' adds a run on a thread of every core, 'dask' a "
+            "local Dask cluster of every core."
+        ),
     ] = "local",
     compile_: Annotated[
         bool,
