@@ -182,6 +182,18 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     )
     rows.append(("Parquet parts on disk", f"{parts / n_e2e:.1f} bytes a game"))
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
+    with tempfile.TemporaryDirectory() as tmp:
+        args[-1] = str(Path(tmp) / "run")
+        seconds, _, runs = best_simulate([*args, "--backend", "threads"])
+    rate = n_e2e / seconds
+    rows.append(
+        (
+            f"the same with --backend threads ({cores} threads, no worker processes)"
+            + (f", best of {runs} runs" if runs > 1 else ""),
+            f"{seconds:.1f} s wall, {rate_text(rate)}, {rate / (cores * kernel_log):.0%} of "
+            f"{cores} cores' logged kernel rate",
+        )
+    )
     title = f"### `dinolab bench {game_name}" + (f" --games {games}" if games else "") + "`"
     return bench_section(title, cores, rows)
 

@@ -1,5 +1,7 @@
-"""``dinolab bench``'s end-to-end timing (the measurements themselves are too long for tests:
+"""``dinolab bench``'s timing, on the toy game (the real games' measurements are too long for tests:
 ``docs/benchmarks.md`` records them)."""
+
+import os
 
 
 def test_end_to_end_is_the_best_of_the_runs_that_fit_in_the_budget(monkeypatch):
@@ -50,3 +52,18 @@ def test_the_compile_bench_compares_its_helpers_with_one_process(monkeypatch):
     asked.clear()
     text = bench_compile.run_compile_bench("dtb")
     assert asked == [0] and "no compile plan" in text
+
+
+def test_the_bench_times_the_run_with_worker_processes_and_with_threads(cli, monkeypatch):
+    """The toy game's whole bench, for real: both end-to-end rows, each against the kernel."""
+    import re
+
+    monkeypatch.setenv("DINOLAB_GAMES", "tests.toygame")  # the subprocesses see it too
+    r = cli("bench", "high-card", "-n", "4000")
+    assert r.code == 0, r.err
+    assert re.search(r"\| end to end: simulate 4,000 games, every table, \d+ workers", r.out)
+    threads = re.search(
+        r"\| the same with --backend threads \((\d+) threads.*\| ([\d.]+) s wall", r.out
+    )
+    assert threads and int(threads[1]) == (os.cpu_count() or 1), r.out
+    assert float(threads[2]) > 0
