@@ -189,8 +189,8 @@ def report(
     backend: Annotated[
         str,
         typer.Option(
-            help="Where the analyses read the chunks: local threads, or dask (tasks next to "
-            "the data, for runs too large for one machine)."
+            help="Where the analyses read the chunks: local threads ('local' or 'threads'), "
+            "or dask (tasks next to the data, for runs too large for one machine)."
         ),
     ] = "local",
     scheduler: Annotated[
