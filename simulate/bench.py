@@ -149,21 +149,10 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     interp = _interpreted_rate(game.name, lineup, players, n_interp)
     rows.append((f"interpreted (NUMBA_DISABLE_JIT=1), {n_interp} games", rate_text(interp)))
     rows.append(("compiled speed-up over interpreted", f"{kernel_log / interp:,.0f}x"))
+    args = [game.name, "--games", str(n_e2e), "--players", str(players), "--strategy", lineup]
+    args += ["--seed", "1"]
     with tempfile.TemporaryDirectory() as tmp:
-        args = [
-            game.name,
-            "--games",
-            str(n_e2e),
-            "--players",
-            str(players),
-            "--strategy",
-            lineup,
-            "--seed",
-            "1",
-            "--out",
-            str(Path(tmp) / "run"),
-        ]
-        seconds, peak, runs = best_simulate(args)
+        seconds, peak, runs = best_simulate([*args, "--out", str(Path(tmp) / "run")])
         parts = sum(p.stat().st_size for p in (Path(tmp) / "run").glob("*/part-*.parquet"))
     cores = os.cpu_count() or 1
     rate = n_e2e / seconds
@@ -183,8 +172,8 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows.append(("Parquet parts on disk", f"{parts / n_e2e:.1f} bytes a game"))
     rows.append(("peak resident memory of the process tree", f"{peak / 2**20:,.0f} MiB"))
     with tempfile.TemporaryDirectory() as tmp:
-        args[-1] = str(Path(tmp) / "run")
-        seconds, _, runs = best_simulate([*args, "--backend", "threads"])
+        out = ["--out", str(Path(tmp) / "run"), "--backend", "threads"]
+        seconds, _, runs = best_simulate([*args, *out])
     rate = n_e2e / seconds
     rows.append(
         (

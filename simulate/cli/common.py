@@ -115,7 +115,10 @@ RulesFile = Annotated[
 RuleChanges = Annotated[Path | None, typer.Option("--rules", help="A TOML file of rule changes.")]
 Workers = Annotated[
     int | None,
-    typer.Option(help="Worker processes (default: $DINOLAB_WORKERS, else every core)."),
+    typer.Option(
+        help="Worker processes, or threads with --backend threads (default: $DINOLAB_WORKERS, "
+        "else every core)."
+    ),
 ]
 Backend = Annotated[str, typer.Option(help="local processes, threads of this process, or dask.")]
 Scheduler = Annotated[
