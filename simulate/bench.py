@@ -3,6 +3,10 @@
 * Kernel: one core, the game's benchmark lineup, with and without the log buffers, played in
   the game's chunk size into fresh buffers as a run plays it; the best of five repetitions
   (machines are noisy; the best run is the least disturbed one).
+* Kernel on every core at once: the same, one thread a core (the kernels release the GIL),
+  the best of three. Cores that share a memory bus, caches or a host do less together than
+  their number times one core; this row is the ceiling an end-to-end run can reach, and each
+  end-to-end row says how close it comes.
 * Each game's spec may add rows (``Bench.extra``): Dino Kontra Dino compiles and runs the plain
   C yardstick (``shared/bench/dkd_reference.c``) in the same session, so the ratio to C is
   meaningful even on a noisy machine.
@@ -125,6 +129,25 @@ def best_simulate(args: list[str]) -> tuple[float, int, int]:
     return min(times), peak, len(times)
 
 
+def at_once_rate(setup: Setup, n_games: int, threads: int) -> float:
+    """Games a second of ``threads`` kernels playing ``n_games`` each at the same time, every
+    log buffer on: the games over the slowest thread's kernel time (each thread has its own
+    buffers; the kernels release the GIL)."""
+    seconds = [0.0] * threads
+    start = threading.Barrier(threads)
+
+    def play(i: int) -> None:
+        start.wait()
+        seconds[i] = kernel_seconds(setup, n_games, True)
+
+    pool = [threading.Thread(target=play, args=(i,)) for i in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return threads * n_games / max(seconds)
+
+
 def run_bench(game_name: str, games: int | None = None) -> str:
     """Run every measurement and return a Markdown section with the figures and the commands."""
     game = get_game(game_name)
@@ -143,6 +166,14 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     kernel_log = best(True)
     rows.append((f"kernel, {lineup} x{players}, no logs, 1 core", rate_text(kernel_nolog)))
     rows.append((f"kernel, {lineup} x{players}, all log buffers, 1 core", rate_text(kernel_log)))
+    cores = os.cpu_count() or 1
+    together = max(at_once_rate(setup, n_kernel, cores) for _ in range(3))
+    rows.append(
+        (
+            f"kernel, all log buffers, {cores} cores at once (one thread each)",
+            f"{rate_text(together)}: {together / (cores * kernel_log):.0%} of {cores} x 1 core",
+        )
+    )
     if bench.extra is not None:
         rows.extend(bench.extra(n_kernel))
     n_interp = bench.interpreted_games
@@ -154,7 +185,6 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         seconds, peak, runs = best_simulate([*args, "--out", str(Path(tmp) / "run")])
         parts = sum(p.stat().st_size for p in (Path(tmp) / "run").glob("*/part-*.parquet"))
-    cores = os.cpu_count() or 1
     rate = n_e2e / seconds
     rows.append(
         (
@@ -166,7 +196,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
     rows.append(
         (
             f"end to end against {cores} cores' logged kernel rate",
-            f"{rate / (cores * kernel_log):.0%}",
+            f"{rate / (cores * kernel_log):.0%} ({rate / together:.0%} of the cores at once)",
         )
     )
     rows.append(("Parquet parts on disk", f"{parts / n_e2e:.1f} bytes a game"))
@@ -180,7 +210,7 @@ def run_bench(game_name: str, games: int | None = None) -> str:
             f"the same with --backend threads ({cores} threads, no worker processes)"
             + (f", best of {runs} runs" if runs > 1 else ""),
             f"{seconds:.1f} s wall, {rate_text(rate)}, {rate / (cores * kernel_log):.0%} of "
-            f"{cores} cores' logged kernel rate",
+            f"{cores} cores' logged kernel rate ({rate / together:.0%} of the cores at once)",
         )
     )
     title = f"### `dinolab bench {game_name}" + (f" --games {games}" if games else "") + "`"

@@ -55,7 +55,8 @@ def test_the_compile_bench_compares_its_helpers_with_one_process(monkeypatch):
 
 
 def test_the_bench_times_the_run_with_worker_processes_and_with_threads(cli, monkeypatch):
-    """The toy game's whole bench, for real: both end-to-end rows, each against the kernel."""
+    """The toy game's whole bench, for real: the kernel on every core at once, and both
+    end-to-end rows, each against the kernel and against the cores at once."""
     import re
 
     monkeypatch.setenv("DINOLAB_GAMES", "tests.toygame")  # the subprocesses see it too
@@ -67,3 +68,9 @@ def test_the_bench_times_the_run_with_worker_processes_and_with_threads(cli, mon
     )
     assert threads and int(threads[1]) == (os.cpu_count() or 1), r.out
     assert float(threads[2]) > 0
+    cores = os.cpu_count() or 1
+    together = re.search(
+        rf"\| kernel, all log buffers, {cores} cores at once .*\| ([\d,]+) games/s", r.out
+    )
+    assert together and int(together[1].replace(",", "")) > 0, r.out
+    assert r.out.count("of the cores at once)") == 2, r.out
