@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -29,7 +30,10 @@ def test_scaling_bench_times_every_worker_count(cli, monkeypatch):
     assert r.code == 0, r.err
     for w in worker_counts(os.cpu_count() or 1):
         assert f"| {w} worker" in r.out
-    assert "| 1 worker | " in r.out and "| 1.00x | 100% |" in r.out
+    assert "| 1 worker | " in r.out and "| 1.00x | 100% | 1.00x |" in r.out
+    cores = os.cpu_count() or 1
+    ceiling = re.search(rf"\| {cores} workers? \|.*\| ([\d.]+)x \|$", r.out, re.M)
+    assert ceiling and float(ceiling[1]) > 0, r.out  # the kernels alone on every core
     assert "on 16 workers: 4 chunks: 12 of 16 workers idle" in r.out  # 5,000-game chunks
 
 
