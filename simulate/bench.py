@@ -5,8 +5,8 @@
   (machines are noisy; the best run is the least disturbed one).
 * Kernel on every core at once: the same, one thread a core (the kernels release the GIL),
   the best of three. Cores that share a memory bus, caches or a host do less together than
-  their number times one core; this row is the ceiling an end-to-end run can reach, and each
-  end-to-end row says how close it comes.
+  their number times one core; this row is what the cores give with nothing else to do, and
+  each end-to-end row says how close it comes.
 * Each game's spec may add rows (``Bench.extra``): Dino Kontra Dino compiles and runs the plain
   C yardstick (``shared/bench/dkd_reference.c``) in the same session, so the ratio to C is
   meaningful even on a noisy machine.

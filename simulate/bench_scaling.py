@@ -5,7 +5,7 @@ benchmark lineup, kernels compiled beforehand), so it includes what a user waits
 the workers, loading their kernels, writing the logs. The speed-up is over one worker, the
 efficiency the speed-up divided by the workers. ``--backend threads`` adds a row with a
 thread of this process per core, ``--backend dask`` one with a local Dask cluster of as many
-workers as cores. The last column is the ceiling: the game's kernel alone, on as many
+workers as cores. The last column is the game's kernel alone, on as many
 threads at once as the row has workers (:func:`simulate.bench.at_once_rate`, the best of
 two), over one thread. Cores that share caches, a memory bus or a host scale less than their
 number even with nothing else to do; a run's efficiency is read against that.
