@@ -1,18 +1,29 @@
-"""Plots as PNG bytes (matplotlib, Agg backend), for embedding in the HTML report."""
+"""Plots as PNG bytes (matplotlib's ``Figure``, no pyplot), for embedding in the HTML report."""
 
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 COLOR = "#2b6f77"
 ACCENT = "#c8553d"
+
+
+def subplots(*args: Any, figsize: tuple[float, float], **kwargs: Any) -> tuple[Figure, Any]:
+    """A new figure and its axes (``Figure.subplots``' arguments). Without pyplot: no backend
+    is selected for the user (a notebook keeps its own), no figure is left open, and
+    matplotlib (a quarter of a second) is imported only by a process that draws, not by a
+    command's driver that only assembles what its workers drew."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(*args, **kwargs)
 
 
 def png(fig, *, crop: bool = False) -> bytes:
@@ -25,7 +36,6 @@ def png(fig, *, crop: bool = False) -> bytes:
         fig.tight_layout()
         fig.set_layout_engine(None)  # else savefig lays the figure out again, for nothing
         fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -45,7 +55,7 @@ def bars_with_ci(
     scale = 100 if percent else 1
     mean = df["mean"].to_numpy() * scale
     err = [mean - df["lo"].to_numpy() * scale, df["hi"].to_numpy() * scale - mean]
-    fig, ax = plt.subplots(figsize=(max(4, 0.9 * len(labels) + 2), 3.4))
+    fig, ax = subplots(figsize=(max(4, 0.9 * len(labels) + 2), 3.4))
     ax.errorbar(labels, mean, yerr=err, fmt="o", color=COLOR, ecolor="black", capsize=5, ms=7)
     if reference is not None:
         ax.axhline(reference * scale, color=ACCENT, linestyle="--", label="fair share")
@@ -59,7 +69,7 @@ def bars_with_ci(
 
 def convergence(df: pl.DataFrame, *, fair: float) -> bytes:
     """Each seat's win share estimate and 95% band against the number of games."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    fig, ax = subplots(figsize=(6.5, 3.6))
     for seat in sorted(df["seat"].unique().to_list()):
         d = df.filter(pl.col("seat") == seat).sort("games")
         x = d["games"].to_numpy()
@@ -82,7 +92,7 @@ def ranked_cards(df: pl.DataFrame) -> bytes:
     rate = d["win_rate"].to_numpy() * 100
     err = [rate - d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100 - rate]
     err = np.maximum(err, 0.0)  # a Wilson bound at 0% or 100% can cross the rate by rounding
-    fig, ax = plt.subplots(figsize=(6.5, max(3, 0.19 * len(names) + 1)))
+    fig, ax = subplots(figsize=(6.5, max(3, 0.19 * len(names) + 1)))
     ax.barh(names, rate, xerr=err, color=COLOR, ecolor="black", capsize=2)
     ax.set_xlabel("rounds won when played, %")
     ax.set_title("Card strength ranking")
@@ -93,7 +103,7 @@ def ranked_cards(df: pl.DataFrame) -> bytes:
 
 def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> bytes:
     """One horizontal bar split into shares (they should sum to 1)."""
-    fig, ax = plt.subplots(figsize=(6.5, 2.4))
+    fig, ax = subplots(figsize=(6.5, 2.4))
     left = 0.0
     colors = [COLOR, ACCENT, "#e0a458", "#8e9aaf"]
     for i, (label, share) in enumerate(zip(labels, shares, strict=True)):
@@ -109,7 +119,7 @@ def stacked_shares(labels: list[str], shares: list[float], *, title: str) -> byt
 
 
 def histogram(values: list[int], counts: list[int], *, title: str, xlabel: str) -> bytes:
-    fig, ax = plt.subplots(figsize=(5, 3))
+    fig, ax = subplots(figsize=(5, 3))
     ax.bar([str(v) for v in values], counts, color=COLOR)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
@@ -121,7 +131,7 @@ def gene_curves(df: pl.DataFrame, genes: list[str]) -> bytes:
     """Small multiples: each gene's relative value (band: 95%) and relative price, by round."""
     cols = 4
     rows = (len(genes) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.4 * rows), sharex=True, squeeze=False)
+    fig, axes = subplots(rows, cols, figsize=(10, 2.4 * rows), sharex=True, squeeze=False)
     for ax, gene in zip(axes.flat, genes, strict=False):
         d = df.filter((pl.col("gene") == gene) & pl.col("value").is_not_null()).sort("round")
         if d.height:
@@ -146,7 +156,7 @@ def forest(df: pl.DataFrame, *, title: str, xlabel: str, value: str, lo: str, hi
     names = d["strategy"].to_list()
     x = d[value].to_numpy()
     err = [x - d[lo].to_numpy(), d[hi].to_numpy() - x]
-    fig, ax = plt.subplots(figsize=(6.5, max(2.2, 0.45 * len(names) + 1)))
+    fig, ax = subplots(figsize=(6.5, max(2.2, 0.45 * len(names) + 1)))
     ax.errorbar(x, names, xerr=err, fmt="o", color=COLOR, ecolor="black", capsize=4)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xlabel(xlabel)
@@ -158,7 +168,7 @@ def forest(df: pl.DataFrame, *, title: str, xlabel: str, value: str, lo: str, hi
 def lead_histogram(df: pl.DataFrame) -> bytes:
     """Games by the share of the game played when the final winner's lead began."""
     bins = np.linspace(0, 1, 11)
-    fig, ax = plt.subplots(figsize=(6, 3))
+    fig, ax = subplots(figsize=(6, 3))
     ax.hist(df["decided_at"].to_numpy(), bins=bins, weights=df["games"].to_numpy(), color=COLOR)
     ax.set_xlabel("share of the game played when the final lead began")
     ax.set_ylabel("games")
@@ -171,7 +181,7 @@ def comparison(df: pl.DataFrame) -> bytes:
     """Each figure's difference from the base run, with its interval, one panel per figure."""
     d = df.filter(pl.col("diff").is_not_null())
     figures = list(dict.fromkeys(d["figure"].to_list()))
-    fig, axes = plt.subplots(
+    fig, axes = subplots(
         1, max(1, len(figures)), figsize=(max(4, 2.2 * len(figures)), 3), squeeze=False
     )
     for ax, name in zip(axes[0], figures, strict=False):

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
@@ -297,7 +296,7 @@ def forest(table: pl.DataFrame) -> bytes:
     colors = np.where(hi < 0, plots.ACCENT, np.where(lo > 0, plots.COLOR, "grey")).tolist()
     lo, hi = np.where(np.isnan(lo), x, lo), np.where(np.isnan(hi), x, hi)
     err = [np.maximum(x - lo, 0), np.maximum(hi - x, 0)]
-    fig, ax = plt.subplots(figsize=(7, max(2.4, 0.28 * len(names) + 1.2)))
+    fig, ax = plots.subplots(figsize=(7, max(2.4, 0.28 * len(names) + 1.2)))
     ax.errorbar(x, names, xerr=err, fmt="none", ecolor="black", capsize=3, zorder=1)
     ax.scatter(x, names, color=colors, zorder=2, s=28)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")

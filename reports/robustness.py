@@ -78,10 +78,6 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 from scipy.optimize import brentq
@@ -850,7 +846,7 @@ def plot(verdicts: Sequence[Verdict], bot: str = "stronger bots", games: int = 0
         return None
     cols = min(3, len(verdicts))
     rows = math.ceil(len(verdicts) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.1 * rows), squeeze=False)
+    fig, axes = plots.subplots(rows, cols, figsize=(3.6 * cols, 2.1 * rows), squeeze=False)
     for ax in axes.ravel()[len(verdicts) :]:
         ax.axis("off")
     same = f"run, first {games:,}" if games else "run, same games"

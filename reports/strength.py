@@ -27,10 +27,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
@@ -38,7 +34,7 @@ from reports import robustness
 from reports.aggregate import Mapper
 from reports.measure import Difference, step_differences
 from reports.metrics import Estimate, Ref
-from reports.plots import ACCENT, COLOR, png
+from reports.plots import ACCENT, COLOR, png, subplots
 from reports.section import Section
 from reports.source import RunData
 
@@ -318,7 +314,7 @@ def tier_plot(curve: Curve, metric: str) -> bytes:
     y = np.array([e.value for e in mc.estimates], dtype=float)
     lo = np.array([e.lo for e in mc.estimates], dtype=float)
     hi = np.array([e.hi for e in mc.estimates], dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = subplots(figsize=(6, 3.4))
     tol = mc.tolerance
     if math.isfinite(y[-1]):
         ax.axhspan(y[-1] - tol, y[-1] + tol, color=ACCENT, alpha=0.12, label=f"strongest ± {tol:g}")

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from reports.plots import ACCENT, COLOR, png
+from reports.plots import ACCENT, COLOR, png, subplots
 
 MAX_LINES = 8
 """Most lines (one per setting of the other knobs) on one metric-against-knob plot."""
@@ -65,7 +61,7 @@ def metric_by_knobs(
     knob (``df``: one row per point, knobs as text columns), one line per setting of the other
     knobs and of the ``series`` columns (a sweep's ``tier``; a Latin hypercube's points, which
     share no setting, as points with intervals)."""
-    fig, axes = plt.subplots(1, len(knobs), figsize=(4.6 * len(knobs), 3.3), squeeze=False)
+    fig, axes = subplots(1, len(knobs), figsize=(4.6 * len(knobs), 3.3), squeeze=False)
     for ax, knob in zip(axes[0], knobs, strict=True):
         _panel(ax, df, knob, [*(k for k in knobs if k != knob), *series], reference)
     axes[0][0].set_ylabel(metric)
@@ -87,7 +83,7 @@ def heatmap(
     grid = np.full((len(ys), len(xs)), np.nan)
     for r in df.iter_rows(named=True):
         grid[ys.index(r[y]), xs.index(r[x])] = r["value"]
-    fig, ax = plt.subplots(figsize=(max(4.5, 0.7 * len(xs) + 2.5), max(3.2, 0.45 * len(ys) + 1.8)))
+    fig, ax = subplots(figsize=(max(4.5, 0.7 * len(xs) + 2.5), max(3.2, 0.45 * len(ys) + 1.8)))
     shown = np.abs(grid - reference) if reference is not None else grid
     im = ax.imshow(
         shown,
@@ -113,7 +109,7 @@ def heatmap(
 
 def best_so_far(df: pl.DataFrame) -> bytes:
     """A search's best distance so far (with its 95% band) against the games spent."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = subplots(figsize=(6, 3.4))
     x = df["games"].to_numpy()
     ax.step(x, df["distance"].to_numpy(), where="post", color=COLOR, label="best so far")
     ax.fill_between(
@@ -140,7 +136,7 @@ def best_so_far(df: pl.DataFrame) -> bytes:
 def forest(labels: Sequence[str], value, lo, hi, *, xlabel: str, title: str) -> bytes:
     """Horizontal intervals, one per label (one-step deviations, minimal changes)."""
     value, lo, hi = (np.asarray(a, dtype=float) for a in (value, lo, hi))
-    fig, ax = plt.subplots(figsize=(6, max(2.4, 0.32 * len(labels) + 1.2)))
+    fig, ax = subplots(figsize=(6, max(2.4, 0.32 * len(labels) + 1.2)))
     pos = np.arange(len(labels))[::-1]
     ax.errorbar(
         value, pos, xerr=[value - lo, hi - value], fmt="o", color=COLOR, ecolor="black", capsize=3

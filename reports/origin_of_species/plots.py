@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from reports import plots
-from reports.plots import plt, png
+from reports.plots import png, subplots
 
 
 def forest_plot(
@@ -23,7 +23,7 @@ def forest_plot(
         np.asarray(hi, dtype=float)[order] * scale - x,
     ]
     labels = [names[i] for i in order]
-    fig, ax = plt.subplots(figsize=(6.5, max(2.5, 0.27 * len(labels) + 1)))
+    fig, ax = subplots(figsize=(6.5, max(2.5, 0.27 * len(labels) + 1)))
     ax.errorbar(x, labels, xerr=err, fmt="o", color=plots.COLOR, ecolor="black", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xlabel(xlabel)
@@ -35,7 +35,7 @@ def forest_plot(
 
 def food_plot(df: pl.DataFrame) -> bytes:
     """Food bank and need by round (95% bands), and the starvation rate."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, (a, b) = subplots(1, 2, figsize=(9, 3.4))
     x = df["round"].to_numpy()
     for name, color in (("bank", plots.COLOR), ("need", plots.ACCENT)):
         a.plot(x, df[name].to_numpy(), marker="o", ms=3, color=color, label=name)

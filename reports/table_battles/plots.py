@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from reports.plots import plt, png
+from reports.plots import png, subplots
 
 VERDICT_COLORS = {
     "under-rated": "#2b6f77",
@@ -18,7 +18,7 @@ VERDICT_COLORS = {
 def calibration_plot(values: pl.DataFrame) -> bytes:
     """Simulated value (95% interval) against the printed rating, one point per dino, with
     the line of values the printed ratings stand for (mean and spread matched)."""
-    fig, ax = plt.subplots(figsize=(7.5, 5))
+    fig, ax = subplots(figsize=(7.5, 5))
     # dinos of one printed rating spread sideways (by value) so their labels stay apart
     values = values.with_columns(
         _k=pl.col("value").rank("ordinal").over("draft_rating"),
@@ -67,7 +67,7 @@ def value_plot(values: pl.DataFrame) -> bytes:
     v = d["value"].to_numpy() * 100
     err = [v - d["lo"].to_numpy() * 100, d["hi"].to_numpy() * 100 - v]
     colors = [VERDICT_COLORS[x] for x in d["verdict"]]
-    fig, ax = plt.subplots(figsize=(6.5, max(3, 0.28 * d.height + 1)))
+    fig, ax = subplots(figsize=(6.5, max(3, 0.28 * d.height + 1)))
     ax.barh(y, v, xerr=err, color=colors, ecolor="black", capsize=2)
     ax.set_yticks(y, [f"{n} ({r})" for n, r in zip(d["name"], d["draft_rating"], strict=True)])
     ax.tick_params(axis="y", labelsize=7)
