@@ -26,9 +26,9 @@ def subplots(*args: Any, figsize: tuple[float, float], **kwargs: Any) -> tuple[F
     return fig, fig.subplots(*args, **kwargs)
 
 
-def png(fig, *, crop: bool = False) -> bytes:
-    """A figure as PNG bytes (110 dpi), closed after: laid out tight, or with ``crop`` cut to
-    what it draws (a figure that places its legend outside its axes)."""
+def png(fig: Figure, *, crop: bool = False) -> bytes:
+    """A figure as PNG bytes (110 dpi): laid out tight, or with ``crop`` cut to what it draws
+    (a figure that places its legend outside its axes)."""
     buf = io.BytesIO()
     if crop:
         fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
