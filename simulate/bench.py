@@ -88,7 +88,7 @@ def _tree_rss(root_pid: int) -> int:
 
 def measure_simulate(args: list[str]) -> tuple[float, int]:
     """Wall seconds and peak tree RSS (bytes) of ``dinolab simulate <args>``."""
-    cmd = [sys.executable, "-m", "simulate.cli", "simulate", *args, "--no-progress"]
+    cmd = [sys.executable, "-m", "simulate.entry", "simulate", *args, "--no-progress"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -392,7 +392,7 @@ def _lineup_args(bench: Bench, n: int, out: Path) -> list[str]:
 
 def _cold_seconds(args: list[str]) -> float:
     """Wall seconds of ``dinolab ARGS`` from a cold start (a subprocess)."""
-    cmd = [sys.executable, "-m", "simulate.cli", *args]
+    cmd = [sys.executable, "-m", "simulate.entry", *args]
     t0 = time.perf_counter()
     subprocess.run(
         cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
