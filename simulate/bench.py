@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,19 +134,14 @@ def at_once_rate(setup: Setup, n_games: int, threads: int) -> float:
     """Games a second of ``threads`` kernels playing ``n_games`` each at the same time, every
     log buffer on: the games over the slowest thread's kernel time (each thread has its own
     buffers; the kernels release the GIL)."""
-    seconds = [0.0] * threads
     start = threading.Barrier(threads)
 
-    def play(i: int) -> None:
+    def play(_: int) -> float:
         start.wait()
-        seconds[i] = kernel_seconds(setup, n_games, True)
+        return kernel_seconds(setup, n_games, True)
 
-    pool = [threading.Thread(target=play, args=(i,)) for i in range(threads)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    return threads * n_games / max(seconds)
+    with ThreadPoolExecutor(threads) as pool:
+        return threads * n_games / max(pool.map(play, range(threads)))
 
 
 def run_bench(game_name: str, games: int | None = None) -> str:

@@ -5,10 +5,10 @@ benchmark lineup, kernels compiled beforehand), so it includes what a user waits
 the workers, loading their kernels, writing the logs. The speed-up is over one worker, the
 efficiency the speed-up divided by the workers. ``--backend threads`` adds a row with a
 thread of this process per core, ``--backend dask`` one with a local Dask cluster of as many
-workers as cores. The last column is the game's kernel alone, on as many
-threads at once as the row has workers (:func:`simulate.bench.at_once_rate`, the best of
-two), over one thread. Cores that share caches, a memory bus or a host scale less than their
-number even with nothing else to do; a run's efficiency is read against that.
+workers as cores. The last column is the game's kernel alone, on as many threads at once as
+the row has workers (:func:`simulate.bench.at_once_rate`, the best of two), over one thread.
+Cores that share caches, a memory bus or a host scale less than their number even with
+nothing else to do; a run's efficiency is read against that.
 
 A machine with fewer cores than the target's cannot show 16 workers; what it can show is
 printed beside the times: the chunk plan (how many chunks each of 16 workers would get, which
@@ -101,7 +101,7 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
                     simulate(Path(tmp) / backend, n, "--backend", backend, "--workers", str(cores)),
                 )
             )
-    ceiling = {
+    at_once = {
         w: max(at_once_rate(setup, bench.kernel_games, w) for _ in range(2))
         for w in worker_counts(cores)
     }
@@ -115,7 +115,7 @@ def run_scaling_bench(game_name: str, games: int | None = None, backend: str = "
         speedup = one / seconds
         table.append(
             f"| {label} | {seconds:.1f} s | {rate_text(n / seconds)} | {speedup:.2f}x "
-            f"| {speedup / workers:.0%} | {ceiling[workers] / ceiling[1]:.2f}x |"
+            f"| {speedup / workers:.0%} | {at_once[workers] / at_once[1]:.2f}x |"
         )
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = (
