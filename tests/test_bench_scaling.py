@@ -32,8 +32,8 @@ def test_scaling_bench_times_every_worker_count(cli, monkeypatch):
         assert f"| {w} worker" in r.out
     assert "| 1 worker | " in r.out and "| 1.00x | 100% | 1.00x |" in r.out
     cores = os.cpu_count() or 1
-    ceiling = re.search(rf"\| {cores} workers? \|.*\| ([\d.]+)x \|$", r.out, re.M)
-    assert ceiling and float(ceiling[1]) > 0, r.out  # the kernels alone on every core
+    at_once = re.search(rf"\| {cores} workers? \|.*\| ([\d.]+)x \|$", r.out, re.M)
+    assert at_once and float(at_once[1]) > 0, r.out  # the kernels alone on every core
     assert "on 16 workers: 4 chunks: 12 of 16 workers idle" in r.out  # 5,000-game chunks
 
 
