@@ -169,7 +169,7 @@ def simulate(
     session = plan_run(request)  # before starting any worker
     if notice := fresh_notice(request.resume, session.mode, session.out):
         echo(notice)
-    if notice := compiling_notice(session.game):
+    if notice := compiling_notice(session.game, session.setup.searches):
         warn(notice)
     own = executor is None
     if executor is None:

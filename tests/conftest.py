@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
             _played[game.name] = game
 
 
-def share(names: list[str], worker: int, workers: int) -> list[str]:
+def share(names: list, worker: int, workers: int) -> list:
     """Worker ``worker``'s share of ``names`` (slowest first), dealt back and forth so that
     the slow ones spread: with 2 workers, the first and fourth to one, the second and third to
     the other."""
@@ -43,10 +43,11 @@ def share(names: list[str], worker: int, workers: int) -> list[str]:
 
 @pytest.fixture(scope="session", autouse=True)
 def kernels_compiled_side_by_side():
-    """Before its first test, each test process compiles its share of the games the session
-    plays, where this machine has not compiled them (20-60 s of a core each). Each game then
-    compiles once, and the processes compile different games at the same time. Otherwise each
-    game compiles in whichever test plays it first, and a process that needs a game another
+    """Before its first test, each test process compiles its share of the kernels the session
+    plays, where this machine has not compiled them (20-60 s of a core each): every game's
+    kernel without the search bots, slowest first, then those with them. Each kernel then
+    compiles once, and the processes compile different ones at the same time. Otherwise each
+    compiles in whichever test plays it first, and a process that needs a kernel another
     process is compiling waits on its compile lock, with its core idle."""
     from simulate.kit.compiled import is_compiled
     from simulate.kit.play import warmup
@@ -55,10 +56,18 @@ def kernels_compiled_side_by_side():
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     slowest = list(SLOWEST_COMPILE_FIRST)  # a game not listed yet comes last
     names = sorted(_played, key=lambda n: (slowest.index(n) if n in slowest else len(slowest), n))
-    for name in share(names, worker, workers):
+    kernels = [(n, False) for n in names] + [(n, True) for n in names if _search_bot(_played[n])]
+    for name, searches in share(kernels, worker, workers):
         game = _played[name]
-        if not is_compiled(game):
-            warmup(game.setup(game.parameters(), game.demo.players, game.demo.strategy))
+        if not is_compiled(game, searches):
+            bots = _search_bot(game) if searches else game.demo.strategy
+            warmup(game.setup(game.parameters(), game.demo.players, bots))
+
+
+def _search_bot(game) -> str | None:
+    """The cheapest search bot of ``game`` (``None`` if it has none)."""
+    bots = [i for i in game.registry.by_name.values() if i.searches]
+    return min(bots, key=lambda i: i.cost).name if bots else None
 
 
 # Kernels compile (or load from the cache) on first call; time limits per example make no sense.

@@ -30,37 +30,58 @@ def lock_is_free(folder, game: str) -> bool:
         return True
 
 
+def setup_of(name: str, bots: str | None = None):
+    game = get_game(name)
+    return game.setup(game.parameters(), game.demo.players, bots)
+
+
 def test_the_first_call_of_an_uncompiled_game_holds_its_lock_then_stamps_it(fresh):
-    game = get_game("dkd")
+    setup = setup_of("dkd")
+    game = setup.game
     seen = []
     assert not compiled.is_compiled(game)
-    assert compiled.first_call(game, lambda: seen.append(lock_is_free(fresh, game.name)) or 7) == 7
+    assert compiled.first_call(setup, lambda: seen.append(lock_is_free(fresh, game.name)) or 7) == 7
     assert seen == [False], "the first call ran without the game's lock"
     assert compiled.is_compiled(game)
     assert lock_is_free(fresh, game.name)
-    compiled.first_call(game, lambda: seen.append(lock_is_free(fresh, game.name)))
+    compiled.first_call(setup, lambda: seen.append(lock_is_free(fresh, game.name)))
     assert seen == [False, True], "a later call took the lock again"
 
 
 def test_a_stamped_game_loads_without_waiting_for_the_lock(fresh):
-    game = get_game("evo")
-    compiled.mark_compiled(game)
-    with open(fresh / f".compile-{game.name}.lock", "w") as held:
+    setup = setup_of("evo")
+    compiled.mark_compiled(setup.game)
+    with open(fresh / f".compile-{setup.game.name}.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # another process compiling the game
-        assert compiled.first_call(game, lambda: "loaded") == "loaded"
+        assert compiled.first_call(setup, lambda: "loaded") == "loaded"
+
+
+def test_the_kernel_with_the_search_bots_has_a_stamp_of_its_own(fresh):
+    plain = setup_of("evo", "heuristic")
+    searching = setup_of("evo", "heuristic,strong,heuristic,heuristic")
+    assert (plain.searches, searching.searches) == (False, True)
+    compiled.first_call(plain, lambda: None)
+    assert compiled.is_compiled(plain.game) and not compiled.is_compiled(plain.game, True)
+    assert compiled.compiling_notice(plain.game, True), "no notice for the uncompiled kernel"
+    seen = []
+    compiled.first_call(searching, lambda: seen.append(lock_is_free(fresh, "evo")))
+    assert seen == [False], "the search bots' kernel compiled without the game's lock"
+    assert compiled.is_compiled(plain.game, True)
+    assert compiled.compiling_notice(plain.game, True) is None
 
 
 def test_a_failed_first_call_leaves_no_stamp_and_the_next_call_compiles(fresh):
-    game = get_game("dkd")
+    setup = setup_of("dkd")
+    game = setup.game
 
     def fail():
         raise RuntimeError("compile failed")
 
     with pytest.raises(RuntimeError):
-        compiled.first_call(game, fail)
+        compiled.first_call(setup, fail)
     assert not compiled.is_compiled(game)
     assert lock_is_free(fresh, game.name)
-    compiled.first_call(game, lambda: None)
+    compiled.first_call(setup, lambda: None)
     assert compiled.is_compiled(game)
 
 

@@ -5,7 +5,8 @@ numba compiles a kernel on its first call, 20-70 s for a game, and keeps it in t
 compiled runs under the game's file lock (:func:`first_call`), so of the processes that start it
 at once (a run's workers, test workers) one compiles and the others load what it wrote. It then
 leaves a stamp named after the digest of every source the kernel depends on; the driver looks
-for it before starting workers and, when it is missing, says what the wait is.
+for it before starting workers and, when it is missing, says what the wait is. A game has two
+kernels, with the search bots and without (:mod:`strategies.core.scratch`), each with its stamp.
 """
 
 from __future__ import annotations
@@ -22,25 +23,28 @@ import numba
 
 from rules.core.jit import cache_dir, dependency_digest, jit_disabled
 from simulate.kit.parallel_compile import helper_count, helpers
-from simulate.kit.spec import GameSpec
+from simulate.kit.spec import GameSpec, Setup
 
 T = TypeVar("T")
 
 
-def stamp(game: GameSpec) -> Path:
-    """The stamp file of ``game``'s current kernel sources on this machine."""
+def stamp(game: GameSpec, searches: bool = False) -> Path:
+    """The stamp file of ``game``'s current kernel sources on this machine (the kernel with
+    the search bots where ``searches``)."""
     source = inspect.getsourcefile(game.kernel.py_func)
     digest = dependency_digest(source or "")[:16]
-    return cache_dir() / f"compiled-{game.name}-{numba.__version__}-{digest}"
+    kind = "-search" if searches else ""
+    return cache_dir() / f"compiled-{game.name}{kind}-{numba.__version__}-{digest}"
 
 
-def is_compiled(game: GameSpec) -> bool:
-    return stamp(game).exists()
+def is_compiled(game: GameSpec, searches: bool = False) -> bool:
+    return stamp(game, searches).exists()
 
 
-def mark_compiled(game: GameSpec) -> None:
-    """Record that ``game``'s kernel is in this machine's cache."""
-    path = stamp(game)
+def mark_compiled(game: GameSpec, searches: bool = False) -> None:
+    """Record that ``game``'s kernel (with the search bots where ``searches``) is in this
+    machine's cache."""
+    path = stamp(game, searches)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
 
@@ -65,36 +69,37 @@ def compile_lock(game: str) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-_loaded: set[str] = set()
+_loaded: set[tuple[str, bool]] = set()
 _loading = threading.Lock()
 
 
-def first_call(game: GameSpec, call: Callable[[], T]) -> T:
-    """``call()``, a call of ``game``'s kernel: this process's first one runs alone (other
-    threads wait for it) and, where this machine has not compiled the game, under its compile
-    lock with helper processes compiling beside it (:mod:`simulate.kit.parallel_compile`),
-    then stamps it compiled. Later calls run at once."""
-    if game.name in _loaded:
+def first_call(setup: Setup, call: Callable[[], T]) -> T:
+    """``call()``, a call of ``setup``'s kernel: this process's first one runs alone (other
+    threads wait for it) and, where this machine has not compiled the kernel, under the game's
+    compile lock with helper processes compiling beside it
+    (:mod:`simulate.kit.parallel_compile`), then stamps it compiled. Later calls run at once."""
+    game, kind = setup.game, (setup.game.name, setup.searches)
+    if kind in _loaded:
         return call()
     with _loading:
-        if game.name not in _loaded:
-            if jit_disabled() or is_compiled(game):
+        if kind not in _loaded:
+            if jit_disabled() or is_compiled(game, setup.searches):
                 out = call()  # only loads: no need to wait for another process
             else:
                 with compile_lock(game.name), helpers(game):
                     out = call()
-                    mark_compiled(game)
-            _loaded.add(game.name)
+                    mark_compiled(game, setup.searches)
+            _loaded.add(kind)
             return out
     return call()
 
 
-def compiling_notice(game: GameSpec) -> str | None:
-    """On a machine without ``game``'s compiled kernels, the line that says why the start is
-    slow (``None`` where they are compiled). A bad ``$DINOLAB_COMPILE_HELPERS`` fails here,
-    before a run starts."""
+def compiling_notice(game: GameSpec, searches: bool = False) -> str | None:
+    """On a machine without ``game``'s compiled kernels (with the search bots where
+    ``searches``), the line that says why the start is slow (``None`` where they are
+    compiled). A bad ``$DINOLAB_COMPILE_HELPERS`` fails here, before a run starts."""
     helper_count()
-    if is_compiled(game):
+    if is_compiled(game, searches):
         return None
     return (
         f"compiling the {game.title} kernels, once per machine (up to a minute; later runs "

@@ -86,7 +86,7 @@ def play_logs(
     with np.errstate(over="ignore"):
         while True:
             call = partial(kernel, *ctx.inputs, np.uint64(seed), rotate, start, nxt, stop, logs)
-            nxt = int(first_call(setup.game, call))
+            nxt = int(first_call(setup, call))
             if nxt >= stop:
                 break
             logs, grown = grow(logs)

@@ -340,6 +340,13 @@ class Setup:
     def labels(self) -> list[str]:
         return [s.label for s in self.lineup]
 
+    @property
+    def searches(self) -> bool:
+        """Whether a bot of the lineup is a search bot: only then do the kernel's inputs carry
+        spare states and its compiled code the search bots
+        (:mod:`strategies.core.scratch`)."""
+        return any(s.info.searches for s in self.lineup)
+
     @cached_property
     def key(self) -> str:
         """A digest of everything that decides how this setup plays (game, rules, players,

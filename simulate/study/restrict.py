@@ -250,7 +250,7 @@ def restrict(
             f"{plan.game.title}: {plan.base.label} x{c.n_players}, {len(plan.runs) - 1} "
             f"options, {c.games:,} games per run; {n_new} of {len(plan.runs)} runs to play"
         )
-        if n_new and (notice := compiling_notice(plan.game)):
+        if n_new and (notice := compiling_notice(plan.game, plan.base.info.searches)):
             warn(notice)
         if n_new:
             label = f"restricted play: {n_new} runs"

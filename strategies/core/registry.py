@@ -130,6 +130,10 @@ class StrategyInfo:
     """Roughly how many games of the game's heuristic one game of this bot costs at its
     defaults (``dinolab bench GAME --strong`` measures it): slow bots get small chunks, so every
     worker has work (:func:`simulate.config.plan_chunk`). It never changes a row."""
+    searches: bool = False
+    """The bot plays games out on the spare states of the bots' scratch (a search bot): a
+    kernel has the searching bots compiled in only for a lineup that plays one
+    (:func:`strategies.core.scratch.choose_by_scratch`). It never changes a row."""
 
     def defaults(self, n_players: int | None = None) -> dict[str, float]:
         """Every parameter's default at ``n_players`` (``None``: the plain defaults)."""
@@ -475,6 +479,7 @@ def alias(
         plays=base.plays or base.name,
         by_players=counts,
         cost=base.cost,
+        searches=base.searches,
     )
 
 

@@ -48,6 +48,7 @@ REGISTRY = Registry(
             "moves, heuristic rollouts on determinised copies",
             params.SEARCH,
             cost=2_500,
+            searches=True,
         ),
         StrategyInfo(
             "strong",
@@ -58,6 +59,7 @@ REGISTRY = Registry(
             "(strategies.core.montecarlo)",
             params.STRONG,
             cost=250,
+            searches=True,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

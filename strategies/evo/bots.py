@@ -1,4 +1,5 @@
-"""EVO bots: ``random``, ``heuristic``, ``heuristic-v1``, ``search``; :func:`choose` dispatches.
+"""EVO bots: ``random``, ``heuristic``, ``heuristic-v1``, ``search``, ``strong``; :func:`choose`
+dispatches.
 
 Every bot returns an action for the pending decision of ``st.actor`` (see
 :mod:`rules.evo.engine`): a packed ``(a << 16) | b`` or -1 for pass/stop. Every bot honours
@@ -11,6 +12,7 @@ import numpy as np
 
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
+from strategies.core.scratch import search_bots
 from strategies.evo.allowed import allowed_action, n_allowed
 from strategies.evo.heuristic import heuristic, set_params
 from strategies.evo.heuristic_v1 import heuristic_v1, set_params_v1
@@ -28,11 +30,24 @@ def play_random(lu, j: int, tb, st) -> np.int64:
 
 
 @jit_inline
+def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
+    """``search`` or ``strong``, rolling out on the two spare states ``scratch.worlds``."""
+    wk, p = scratch.work, lineup.params[j]
+    if lineup.ids[j] == SEARCH:
+        return search(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, p)
+    return strong(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, p)
+
+
+searching = search_bots(play_search)
+
+
+@jit_inline
 def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
     ``scratch`` is one :data:`~strategies.evo.search.SCRATCH` record: the heuristic's work
-    record, two spare states for the search bot's rollouts, and each position's value table.
+    record, each position's value table and, for a lineup with a search bot, two spare states
+    for its rollouts (:func:`strategies.core.scratch.scratch_dtype`).
     """
     wk = scratch.work
     sid = lineup.ids[j]
@@ -41,9 +56,7 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
         return heuristic(tb, st, wk, scratch.values[j], lineup, j)
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
-    if sid == SEARCH:
-        return search(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, lineup.params[j])
-    if sid == STRONG:
-        return strong(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, lineup.params[j])
-    set_params_v1(wk, lineup.params[j])
-    return heuristic_v1(tb, st, wk, lineup, j)
+    if sid == HEURISTIC_V1:
+        set_params_v1(wk, lineup.params[j])
+        return heuristic_v1(tb, st, wk, lineup, j)
+    return searching(lineup, j, tb, st, seat, scratch)

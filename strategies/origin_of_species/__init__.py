@@ -32,6 +32,7 @@ REGISTRY = Registry(
             "determinised copies",
             params.SEARCH,
             cost=5_000,
+            searches=True,
         ),
         StrategyInfo(
             "strong",
@@ -41,6 +42,7 @@ REGISTRY = Registry(
             "(strategies.core.montecarlo)",
             params.STRONG,
             cost=100,
+            searches=True,
         ),
         alias(
             _HEURISTIC,

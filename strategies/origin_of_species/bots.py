@@ -1,5 +1,5 @@
 """Origin of Species bots by id: ``random``, ``heuristic`` (also ``heuristic-v1``, its
-``model`` 0), ``search``; :func:`choose` dispatches.
+``model`` 0), ``search``, ``strong``; :func:`choose` dispatches.
 
 Every bot returns an action for the pending decision of ``st.actor`` (see
 :mod:`rules.origin_of_species.engine`). Restricted play lives in one place,
@@ -15,6 +15,7 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from strategies.core.allowed import has_forbids
+from strategies.core.scratch import search_bots
 from strategies.origin_of_species.allowed import all_forbidden, allowed_action, n_allowed
 from strategies.origin_of_species.heuristic import heuristic
 from strategies.origin_of_species.search import search, strong
@@ -37,18 +38,28 @@ def play_heuristic(lineup, j, tb, st) -> np.int64:
 
 
 @jit_inline
+def play_search(lineup, j, tb, st, seat, scratch) -> np.int64:
+    """``search`` or ``strong``, rolling out on the two spare states ``scratch.worlds``."""
+    strict = has_forbids(lineup, j) and not all_forbidden(lineup, j, tb, st)
+    if lineup.ids[j] == STRONG:
+        return strong(lineup, j, tb, st, scratch.worlds, strict)
+    return search(lineup, j, tb, st, scratch.worlds, strict)
+
+
+searching = search_bots(play_search)
+
+
+@jit_inline
 def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
-    ``scratch`` is one :data:`~strategies.origin_of_species.search.SCRATCH` record: the search
-    bot plays its rollouts on the two spare states ``scratch.worlds``.
+    ``scratch`` is one :data:`~strategies.origin_of_species.search.SCRATCH` record: for a
+    lineup with a search bot, two spare states for its rollouts
+    (:func:`strategies.core.scratch.scratch_dtype`).
     """
     sid = lineup.ids[j]
     if sid == HEURISTIC:
         return play_heuristic(lineup, j, tb, st)
     if sid == RANDOM:
         return play_random(lineup, j, tb, st)
-    strict = has_forbids(lineup, j) and not all_forbidden(lineup, j, tb, st)
-    if sid == STRONG:
-        return strong(lineup, j, tb, st, scratch.worlds, strict)
-    return search(lineup, j, tb, st, scratch.worlds, strict)
+    return searching(lineup, j, tb, st, seat, scratch)

@@ -35,7 +35,7 @@ def load_data(params: OosParameters, n_players: int) -> Deck:
 
 
 def build_inputs(setup: Setup) -> tuple:
-    return kernel_inputs(setup.params, setup.data, setup.lineup)
+    return kernel_inputs(setup.params, setup.data, setup.lineup, setup.searches)
 
 
 def traits_table(deck: Deck, sets: int, params: OosParameters) -> pa.Table:
