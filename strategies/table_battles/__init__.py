@@ -32,6 +32,7 @@ REGISTRY = Registry(
             "on determinised copies (future dice re-rolled from its own stream); heuristic draft",
             params.SEARCH,
             cost=850,
+            searches=True,
         ),
         StrategyInfo(
             "drafter",
@@ -40,6 +41,7 @@ REGISTRY = Registry(
             "each candidate pick, unseen cards redealt); battles with the heuristic",
             params.DRAFTER,
             cost=650,
+            searches=True,
         ),
         StrategyInfo(
             "strong",
@@ -49,6 +51,7 @@ REGISTRY = Registry(
             "evaluation fitted on logged games; heuristic draft (strategies.core.montecarlo)",
             params.STRONG,
             cost=21,
+            searches=True,
         ),
         tuned(_HEURISTIC, Path(__file__).with_name("tuned.json")),
     ],

@@ -12,6 +12,7 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from rules.table_battles.engine import actions
+from strategies.core.scratch import search_bots
 from strategies.table_battles.allowed import allowed_action, n_allowed
 from strategies.table_battles.heuristic import OWN, heuristic, remember, stalled
 from strategies.table_battles.params import DRAFTER_AT, SEARCH_AT
@@ -39,27 +40,39 @@ def play_random(lu, j: int, tb, st) -> np.int64:
 
 
 @jit_inline
-def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
-    """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
-
-    ``scratch`` is one :data:`~strategies.table_battles.search.SCRATCH` record: the search bots
-    take their two spare states from ``scratch.worlds``; every bot but ``random`` keeps there
-    how long the battle has gone without progress (:func:`stalled`), to step out of a lock.
-    """
+def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
+    """``search``, ``strong`` or ``drafter``, rolling out on the two spare states
+    ``scratch.worlds``."""
     sid = lineup.ids[j]
-    if sid == RANDOM:
-        return play_random(lineup, j, tb, st)
     calm = stalled(st, scratch, seat)
     if sid == SEARCH:
         p = lineup.params[j]
         rollouts, limit = np.int64(p[SEARCH_AT.rollouts]), np.int64(p[SEARCH_AT.candidates])
-        a = search(tb, st, lineup, j, scratch.worlds, rollouts, limit, calm)
-    elif sid == STRONG:
-        a = strong(tb, st, lineup, j, scratch.worlds, calm)
-    elif sid == DRAFTER:
-        rollouts = np.int64(lineup.params[j, DRAFTER_AT.rollouts])
-        a = drafter(tb, st, lineup, j, scratch.worlds, rollouts, calm)
+        return search(tb, st, lineup, j, scratch.worlds, rollouts, limit, calm)
+    if sid == STRONG:
+        return strong(tb, st, lineup, j, scratch.worlds, calm)
+    rollouts = np.int64(lineup.params[j, DRAFTER_AT.rollouts])
+    return drafter(tb, st, lineup, j, scratch.worlds, rollouts, calm)
+
+
+searching = search_bots(play_search)
+
+
+@jit_inline
+def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
+    """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
+
+    ``scratch`` is one :data:`~strategies.table_battles.search.SCRATCH` record: every bot but
+    ``random`` keeps there how long the battle has gone without progress (:func:`stalled`), to
+    step out of a lock; for a lineup with a search bot it holds the two spare states of its
+    rollouts (:func:`strategies.core.scratch.scratch_dtype`).
+    """
+    sid = lineup.ids[j]
+    if sid == RANDOM:
+        return play_random(lineup, j, tb, st)
+    if sid == HEURISTIC:
+        a = heuristic(tb, st, lineup, j, np.int64(OWN), stalled(st, scratch, seat))
     else:
-        a = heuristic(tb, st, lineup, j, np.int64(OWN), calm)
+        a = searching(lineup, j, tb, st, seat, scratch)
     remember(st, scratch, seat)
     return a

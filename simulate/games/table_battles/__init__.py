@@ -31,7 +31,7 @@ def load_data(params: TableBattlesParameters, n_players: int) -> CardPool:
 
 
 def build_inputs(setup: Setup) -> tuple:
-    return kernel_inputs(setup.params, setup.data, setup.lineup)
+    return kernel_inputs(setup.params, setup.data, setup.lineup, setup.searches)
 
 
 def dinos_table(cards: CardPool, expansion: bool) -> pa.Table:
