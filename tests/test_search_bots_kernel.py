@@ -1,7 +1,8 @@
 """A lineup without a search bot gets a kernel without the search bots: its scratch record has no
-spare states (:func:`strategies.core.scratch.scratch_dtype`) and ``choose`` dispatches on the
-record (:func:`strategies.core.scratch.choose_by_scratch`). That kernel must play what the kernel
-with every bot plays, and a bot that searches must be declared so."""
+spare states (:func:`strategies.core.scratch.scratch_dtype`), and ``choose`` reaches the search
+bots through a call typed by that record (:func:`strategies.core.scratch.search_bots`). That
+kernel must play what the kernel with every bot plays, and a bot that searches must be declared
+so."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from simulate.games import all_games
 from simulate.kit.play import play
 from simulate.kit.spec import Setup
-from strategies.core.scratch import WORLDS, scratch_dtype
+from strategies.core.scratch import NOT_DECLARED, WORLDS, scratch_dtype
 
 GAMES = all_games()
 N_GAMES = 3
@@ -64,3 +65,19 @@ def test_the_scratch_without_search_keeps_every_other_field():
     assert plain.names == ("work", "free")
     assert plain.fields["work"][0] == full.fields["work"][0]
     assert scratch_dtype(np.dtype([(WORLDS, np.float64, (2,))]), False).names == ("unused",)
+
+
+@pytest.mark.parametrize(
+    "game",
+    [g for g in GAMES if any(i.searches for i in g.registry.by_name.values())],
+    ids=lambda g: g.name,
+)
+def test_a_search_bot_in_the_kernel_without_spare_states_stops_the_run(game, monkeypatch):
+    """Were a search bot not declared one, its lineup's kernel would reach it without spare
+    states: the call raises instead of playing another bot."""
+    bot = min((i for i in game.registry.by_name.values() if i.searches), key=lambda i: i.cost).name
+    monkeypatch.setattr(Setup, "searches", property(lambda self: False))
+    setup = setup_of(game, bot)
+    assert WORLDS not in scratch_of(setup).dtype.names
+    with pytest.raises(RuntimeError, match=NOT_DECLARED):
+        play(setup, 11, True, 0, 1)

@@ -132,8 +132,9 @@ class StrategyInfo:
     worker has work (:func:`simulate.config.plan_chunk`). It never changes a row."""
     searches: bool = False
     """The bot plays games out on the spare states of the bots' scratch (a search bot): a
-    kernel has the searching bots compiled in only for a lineup that plays one
-    (:func:`strategies.core.scratch.choose_by_scratch`). It never changes a row."""
+    kernel has the search bots compiled in only for a lineup that plays one
+    (:func:`strategies.core.scratch.search_bots`; Dino Kontra Dino keeps its search bots in
+    its one kernel and declares none). It never changes a row."""
 
     def defaults(self, n_players: int | None = None) -> dict[str, float]:
         """Every parameter's default at ``n_players`` (``None``: the plain defaults)."""
