@@ -95,3 +95,19 @@ def test_the_test_processes_shares_cover_every_game_once(workers):
     assert all(s for s in shares[: len(names)]), "a process got nothing while games remained"
     if workers == 2:  # the slowest and the fastest together, the two middle ones together
         assert shares[:2] == [["oos", "dkd", "toy"], ["evo", "dtb"]]
+
+
+def test_a_study_says_it_compiles_when_a_kernel_its_setups_play_is_missing(fresh, capsys):
+    from simulate.cli.common import say_if_compiling
+
+    plain = setup_of("evo", "heuristic")
+    searching = setup_of("evo", "heuristic,strong,heuristic,heuristic")
+    compiled.mark_compiled(plain.game)
+    say_if_compiling(plain.game, [plain])
+    say_if_compiling(plain.game)
+    assert capsys.readouterr().err == ""
+    say_if_compiling(plain.game, [plain, searching])
+    assert capsys.readouterr().err.strip() == compiled.compiling_notice(plain.game, True)
+    compiled.mark_compiled(plain.game, True)
+    say_if_compiling(plain.game, [plain, searching])
+    assert capsys.readouterr().err == ""

@@ -4,7 +4,7 @@ executors, and the options the study commands (sweep, search) declare alike."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -14,15 +14,18 @@ from simulate.cli.app import echo, warn
 
 if TYPE_CHECKING:
     from reports.game import GameReport
-    from simulate.kit.spec import GameSpec
+    from simulate.kit.spec import GameSpec, Setup
 
 
-def say_if_compiling(game) -> None:
-    """On a machine without the game's compiled kernels, say why the start is slow."""
+def say_if_compiling(game, setups: Iterable[Setup] = ()) -> None:
+    """On a machine without the game's compiled kernels that ``setups`` play (by default the
+    one without the search bots), say why the start is slow."""
     from simulate.kit.compiled import compiling_notice
 
-    if notice := compiling_notice(game):
-        typer.echo(notice, err=True)
+    for searches in sorted({s.searches for s in setups} or {False}):
+        if notice := compiling_notice(game, searches):
+            typer.echo(notice, err=True)
+            return
 
 
 def say_if_fresh(resume: bool, mode: str, out: object) -> None:

@@ -116,7 +116,7 @@ def search_study(
             f"tiers: {', '.join(t.name for t in tiers)}; the search plays {tiers[0].name}, the "
             f"finalists are confirmed at every tier"
         )
-    say_if_compiling(g)
+    say_if_compiling(g, [plan.setup])
     try:
         with progress_bar(f"search {g.name}", want_progress(progress)) as update:
             searcher = Searcher(plan, executor, judge, echo, update)

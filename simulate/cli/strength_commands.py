@@ -113,7 +113,7 @@ def strength_curve(
         f"{len(plan.tiers)} tiers x {size}, seed {request.seed} (the same deals at every tier)"
     )
     echo(f"tiers, weakest first: {', '.join(t.name for t in plan.tiers)}")
-    say_if_compiling(g)
+    say_if_compiling(g, [t.setup for t in plan.tiers])
     try:
         with progress_bar(f"strength {g.name}", want_progress(progress)) as update:
             play_strength(plan, executor, update, echo)

@@ -123,7 +123,7 @@ def sweep_study(
         f"{g.title}: sweep of {len(plan.record['points'])} points{at} x {r.games:,} games "
         f"({', '.join(a.describe() for a in plan.axes)}), seed {r.seed} for every point"
     )
-    say_if_compiling(g)
+    say_if_compiling(g, [p.setup for p in plan.points])
     mapper = report_mapper(backend, scheduler, workers, executor)
     for m in measurers:
         m.mapper = mapper

@@ -85,7 +85,7 @@ def tune_bot(
         f"{r.budget:,} games (blocks of {s['block']:,})"
         + (f"; confirmed against {', '.join(t.name for t in plan.tiers)}" if plan.tiers else "")
     )
-    say_if_compiling(g)
+    say_if_compiling(g, [plan.setup, *(t.setup for t in plan.tiers)])
     try:
         with progress_bar(f"tune {g.name}", want_progress(progress)) as update:
             run_search(plan, Searcher(plan, executor, judge, echo, update))
