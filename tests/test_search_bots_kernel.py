@@ -36,8 +36,8 @@ def test_only_a_lineup_with_a_search_bot_carries_spare_states(game):
     for name, info in game.registry.by_name.items():
         setup = setup_of(game, name)
         assert setup.searches == info.searches
-        if info.searches:
-            assert WORLDS in scratch_of(setup).dtype.names, f"{name} searches without worlds"
+        has_worlds = WORLDS in scratch_of(setup).dtype.names
+        assert has_worlds == info.searches, f"{name}: spare states only for a search bot"
         mixed = "random," * (game.demo.players - 1) + name
         assert setup_of(game, mixed).searches == info.searches, "one seat decides"
 
