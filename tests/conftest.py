@@ -11,13 +11,9 @@ from hypothesis import settings
 from simulate.cli import main
 
 # Under pytest-xdist the test processes already fill the cores: a run without --workers plays
-# in its test's process instead of starting a pool (tests of pools pass --workers themselves),
-# and a first compile starts no helper processes beside them (they compile their shares of the
-# kernels side by side, below; helpers would only contend for the same cores).
+# in its test's process instead of starting a pool (tests of pools pass --workers themselves).
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("DINOLAB_WORKERS", "1")
-    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) >= len(os.sched_getaffinity(0)):
-        os.environ.setdefault("DINOLAB_COMPILE_HELPERS", "0")
 
 SLOWEST_COMPILE_FIRST = ("origin-of-species", "evo", "table-battles", "dino-kontra-dino")
 _played: dict[str, object] = {}
