@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: venv run test test-fast bench schema docs compile-plans lint format clean
 
 # --compile-bytecode does what pip does by default and uv skips: where PYTHONDONTWRITEBYTECODE
-# is set, every Python process (a run's workers and compile helpers, the test suite's hundreds)
+# is set, every Python process (a run's workers and compile helpers, the test suite's many)
 # would otherwise compile numba, pyarrow ... again on import (1.6 s instead of 0.7 s).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
