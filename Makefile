@@ -6,8 +6,8 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: venv run test test-fast bench schema docs compile-plans lint format clean
 
 # --compile-bytecode does what pip does by default and uv skips: where PYTHONDONTWRITEBYTECODE
-# is set, every Python process (a run's workers and compile helpers, the test suite's many)
-# would otherwise compile numba, pyarrow ... again on import (1.6 s instead of 0.7 s).
+# is set, every Python process (a run's workers and compile helpers, each of the test suite's
+# processes) would otherwise compile numba, pyarrow ... again on import (1.6 s, not 0.7 s).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e ".[dev,dask,notebooks]" \
