@@ -45,7 +45,7 @@ def share(names: list, worker: int, workers: int) -> list:
 def kernels_compiled_side_by_side():
     """Before its first test, each test process compiles its share of the kernels the session
     plays, where this machine has not compiled them (20-60 s of a core each): every game's
-    kernel, slowest first, then its search bots' entry. Each kernel then
+    kernel without the search bots, slowest first, then those with them. Each kernel then
     compiles once, and the processes compile different ones at the same time. Otherwise each
     compiles in whichever test plays it first, and a process that needs a kernel another
     process is compiling waits on its compile lock, with its core idle."""

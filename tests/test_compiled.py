@@ -56,26 +56,18 @@ def test_a_stamped_game_loads_without_waiting_for_the_lock(fresh):
         assert compiled.first_call(setup, lambda: "loaded") == "loaded"
 
 
-def test_the_search_bots_have_a_stamp_of_their_own(fresh):
+def test_the_kernel_with_the_search_bots_has_a_stamp_of_its_own(fresh):
     plain = setup_of("evo", "heuristic")
     searching = setup_of("evo", "heuristic,strong,heuristic,heuristic")
     assert (plain.searches, searching.searches) == (False, True)
     compiled.first_call(plain, lambda: None)
     assert compiled.is_compiled(plain.game) and not compiled.is_compiled(plain.game, True)
-    assert compiled.compiling_notice(plain.game, True), "no notice for the uncompiled search bots"
+    assert compiled.compiling_notice(plain.game, True), "no notice for the uncompiled kernel"
     seen = []
     compiled.first_call(searching, lambda: seen.append(lock_is_free(fresh, "evo")))
-    assert seen == [True], "the compiled kernel waited for the game's lock"
+    assert seen == [False], "the search bots' kernel compiled without the game's lock"
     assert compiled.is_compiled(plain.game, True)
     assert compiled.compiling_notice(plain.game, True) is None
-
-
-def test_a_lineup_with_a_search_bot_compiles_the_kernel_under_the_lock_and_stamps_both(fresh):
-    searching = setup_of("evo", "heuristic,strong,heuristic,heuristic")
-    seen = []
-    compiled.first_call(searching, lambda: seen.append(lock_is_free(fresh, "evo")))
-    assert seen == [False], "the kernel compiled without the game's lock"
-    assert compiled.is_compiled(searching.game) and compiled.is_compiled(searching.game, True)
 
 
 def test_a_failed_first_call_leaves_no_stamp_and_the_next_call_compiles(fresh):

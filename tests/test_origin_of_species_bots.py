@@ -39,7 +39,7 @@ from simulate.games.origin_of_species.check import setup_of
 from simulate.kit.play import columns
 from simulate.runner import run
 from strategies.origin_of_species import REGISTRY
-from strategies.origin_of_species.bots import choose, searching
+from strategies.origin_of_species.bots import choose
 from strategies.origin_of_species.heuristic import DEFAULTS, heuristic
 from strategies.origin_of_species.params import HP, V1
 from strategies.origin_of_species.search import SCRATCH, determinise
@@ -203,13 +203,13 @@ def tallies(run) -> tuple[np.ndarray, np.ndarray]:
 def test_search_does_not_peek_at_hidden_cards():
     """Two states that differ only in what seat 0 cannot see give the same search choice."""
     n = 3
-    tables = make_table(P0, DECK, n)
-    lineups = REGISTRY.lineup_record(
+    tb = make_table(P0, DECK, n)[0]
+    lu = REGISTRY.lineup_record(
         REGISTRY.lineup("search[rollouts=3,candidates=4],random,random", n)
-    )
-    states, scratches = new_states(1), records(1, SCRATCH)
-    searching.lend(tables, lineups, states, scratches)
-    tb, lu, st, scratch = tables[0], lineups[0], states[0], scratches[0]
+    )[0]
+    states = new_states(1)
+    st = states[0]
+    scratch = records(1, SCRATCH)[0]
     with np.errstate(over="ignore"):
         key = np.uint64(game_key(np.uint64(8), np.uint64(3)))
         seed_streams(st.rng[: 1 + n], key, key)

@@ -159,12 +159,11 @@ h.update(repr((g.scores, g.attack_events, g.trait_events, g.uses.tolist())).enco
 from rules.core.rng import game_key, seed_streams
 from rules.origin_of_species.engine import advance, apply, deal
 from strategies.origin_of_species.bots import choose
-from strategies.origin_of_species.bots import searching
+tb = make_table(p, d, 3)[0]
 spec = "search[rollouts=2,candidates=4],heuristic,heuristic"
-inputs = make_table(p, d, 3), REGISTRY.lineup_record(REGISTRY.lineup(spec, 3))
-inputs = (*inputs, new_states(1), records(1, SCRATCH))
-searching.lend(*inputs)
-tb, lu, st, scratch = (x[0] for x in inputs)
+lu = REGISTRY.lineup_record(REGISTRY.lineup(spec, 3))[0]
+st = new_states(1)[0]
+scratch = records(1, SCRATCH)[0]
 with np.errstate(over="ignore"):
     key = np.uint64(game_key(np.uint64(4), np.uint64(0)))
     seed_streams(st.rng[:4], key, key)

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 
 def say_if_compiling(game, setups: Iterable[Setup] = ()) -> None:
-    """On a machine without the game's compiled kernel (and search bots, where ``setups`` play
-    one), say why the start is slow."""
+    """On a machine without the game's compiled kernels that ``setups`` play (by default the
+    one without the search bots), say why the start is slow."""
     from simulate.kit.compiled import compiling_notice
 
     for searches in sorted({s.searches for s in setups} or {False}):

@@ -5,9 +5,8 @@ numba compiles a kernel on its first call, 20-70 s for a game, and keeps it in t
 compiled runs under the game's file lock (:func:`first_call`), so of the processes that start it
 at once (a run's workers, test workers) one compiles and the others load what it wrote. It then
 leaves a stamp named after the digest of every source the kernel depends on; the driver looks
-for it before starting workers and, when it is missing, says what the wait is. A game's search
-bots are compiled on their own, the first time a lineup plays one (:mod:`strategies.core.scratch`),
-and stamped on their own.
+for it before starting workers and, when it is missing, says what the wait is. A game has two
+kernels, with the search bots and without (:mod:`strategies.core.scratch`), each with its stamp.
 """
 
 from __future__ import annotations
@@ -30,8 +29,8 @@ T = TypeVar("T")
 
 
 def stamp(game: GameSpec, searches: bool = False) -> Path:
-    """The stamp file of ``game``'s current kernel sources on this machine (of its search bots'
-    entry where ``searches``)."""
+    """The stamp file of ``game``'s current kernel sources on this machine (the kernel with
+    the search bots where ``searches``)."""
     source = inspect.getsourcefile(game.kernel.py_func)
     digest = dependency_digest(source or "")[:16]
     kind = "-search" if searches else ""
@@ -39,17 +38,15 @@ def stamp(game: GameSpec, searches: bool = False) -> Path:
 
 
 def is_compiled(game: GameSpec, searches: bool = False) -> bool:
-    """Whether ``game``'s kernel (and, where ``searches``, its search bots) is in this
-    machine's cache."""
-    return stamp(game).exists() and (not searches or stamp(game, True).exists())
+    return stamp(game, searches).exists()
 
 
 def mark_compiled(game: GameSpec, searches: bool = False) -> None:
-    """Record that ``game``'s kernel (and its search bots where ``searches``) is in this
+    """Record that ``game``'s kernel (with the search bots where ``searches``) is in this
     machine's cache."""
-    for path in {stamp(game), stamp(game, searches)}:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
+    path = stamp(game, searches)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(exist_ok=True)
 
 
 @contextlib.contextmanager
@@ -80,28 +77,27 @@ def first_call(setup: Setup, call: Callable[[], T]) -> T:
     """``call()``, a call of ``setup``'s kernel: this process's first one runs alone (other
     threads wait for it) and, where this machine has not compiled the kernel, under the game's
     compile lock with helper processes compiling beside it
-    (:mod:`simulate.kit.parallel_compile`), then stamps it compiled (and the search bots, which
-    the kernel's inputs compiled where ``setup`` plays one). Later calls run at once."""
+    (:mod:`simulate.kit.parallel_compile`), then stamps it compiled. Later calls run at once."""
     game, kind = setup.game, (setup.game.name, setup.searches)
     if kind in _loaded:
         return call()
     with _loading:
         if kind not in _loaded:
-            if jit_disabled() or is_compiled(game):
+            if jit_disabled() or is_compiled(game, setup.searches):
                 out = call()  # only loads: no need to wait for another process
             else:
                 with compile_lock(game.name), helpers(game):
                     out = call()
-            if not (jit_disabled() or is_compiled(game, setup.searches)):
-                mark_compiled(game, setup.searches)
+                    mark_compiled(game, setup.searches)
             _loaded.add(kind)
             return out
     return call()
 
 
 def compiling_notice(game: GameSpec, searches: bool = False) -> str | None:
-    """On a machine without ``game``'s compiled kernel (or search bots, where ``searches``),
-    the line that says why the start is slow (``None`` where they are compiled). A bad ``$DINOLAB_COMPILE_HELPERS`` fails here, before a run starts."""
+    """On a machine without ``game``'s compiled kernels (with the search bots where
+    ``searches``), the line that says why the start is slow (``None`` where they are
+    compiled). A bad ``$DINOLAB_COMPILE_HELPERS`` fails here, before a run starts."""
     helper_count()
     if is_compiled(game, searches):
         return None

@@ -12,7 +12,7 @@ import numpy as np
 
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
-from strategies.core.scratch import FAILED, record_at, search_bots
+from strategies.core.scratch import search_bots
 from strategies.evo.allowed import allowed_action, n_allowed
 from strategies.evo.heuristic import heuristic, set_params
 from strategies.evo.heuristic_v1 import heuristic_v1, set_params_v1
@@ -29,7 +29,7 @@ def play_random(lu, j: int, tb, st) -> np.int64:
     return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
 
 
-@jit
+@jit_inline
 def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """``search`` or ``strong``, rolling out on the two spare states ``scratch.worlds``."""
     wk, p = scratch.work, lineup.params[j]
@@ -38,20 +38,7 @@ def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     return strong(tb, st, wk, scratch.worlds, scratch.values[j], lineup, j, p)
 
 
-def play_search_entry(lineup, j, tb, st, seat, scratch) -> np.int64:
-    """:func:`play_search` taking its records by pointer, the entry the kernel calls by address
-    (:func:`strategies.core.scratch.search_bots`); :data:`~strategies.core.scratch.FAILED` where
-    it raises."""
-    try:
-        out = play_search(
-            record_at(lineup), j, record_at(tb), record_at(st), seat, record_at(scratch)
-        )
-    except Exception:
-        out = FAILED
-    return out
-
-
-searching = search_bots(play_search, play_search_entry)
+searching = search_bots(play_search)
 
 
 @jit_inline
@@ -59,9 +46,8 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
     ``scratch`` is one :data:`~strategies.evo.search.SCRATCH` record: the heuristic's work
-    record, each position's value table, two spare states for the search bots' rollouts and,
-    for a lineup with a search bot, the address of their entry
-    (:func:`strategies.core.scratch.search_bots`).
+    record, each position's value table and, for a lineup with a search bot, two spare states
+    for its rollouts (:func:`strategies.core.scratch.scratch_dtype`).
     """
     wk = scratch.work
     sid = lineup.ids[j]

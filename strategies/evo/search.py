@@ -63,7 +63,6 @@ from rules.evo.engine import (
 from rules.evo.events import targets
 from rules.evo.state import CHANCE, N_STREAMS, STATE
 from strategies.core.montecarlo import SALT, instantiate
-from strategies.core.scratch import scratch_dtype
 from strategies.evo.allowed import all_forbidden, forbidden, uses_forbidden
 from strategies.evo.heuristic import (
     MAX_CAND,
@@ -81,8 +80,9 @@ from strategies.evo.values import VALUES
 
 DEFAULT_TABLE = MAX_PLAYERS
 """Slot of ``SCRATCH.values`` holding the shipped value table (slots 0-4: lineup positions)."""
-SCRATCH = scratch_dtype(
-    [("work", WORK), ("worlds", STATE, (2,)), ("values", VALUES, (MAX_PLAYERS + 1,))]
+SCRATCH = np.dtype(
+    [("work", WORK), ("worlds", STATE, (2,)), ("values", VALUES, (MAX_PLAYERS + 1,))],
+    align=True,
 )
 """The bots' scratch, one record: the heuristic's work record, two spare states for the
 search bot's rollouts, and the gene value table of every lineup position (and the shipped one),

@@ -15,7 +15,7 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from strategies.core.allowed import has_forbids
-from strategies.core.scratch import FAILED, record_at, search_bots
+from strategies.core.scratch import search_bots
 from strategies.origin_of_species.allowed import all_forbidden, allowed_action, n_allowed
 from strategies.origin_of_species.heuristic import heuristic
 from strategies.origin_of_species.search import search, strong
@@ -37,7 +37,7 @@ def play_heuristic(lineup, j, tb, st) -> np.int64:
     return heuristic(tb, st, lineup.params[j], lineup.forbid[j], has_forbids(lineup, j))
 
 
-@jit
+@jit_inline
 def play_search(lineup, j, tb, st, seat, scratch) -> np.int64:
     """``search`` or ``strong``, rolling out on the two spare states ``scratch.worlds``."""
     strict = has_forbids(lineup, j) and not all_forbidden(lineup, j, tb, st)
@@ -46,29 +46,16 @@ def play_search(lineup, j, tb, st, seat, scratch) -> np.int64:
     return search(lineup, j, tb, st, scratch.worlds, strict)
 
 
-def play_search_entry(lineup, j, tb, st, seat, scratch) -> np.int64:
-    """:func:`play_search` taking its records by pointer, the entry the kernel calls by address
-    (:func:`strategies.core.scratch.search_bots`); :data:`~strategies.core.scratch.FAILED` where
-    it raises."""
-    try:
-        out = play_search(
-            record_at(lineup), j, record_at(tb), record_at(st), seat, record_at(scratch)
-        )
-    except Exception:
-        out = FAILED
-    return out
-
-
-searching = search_bots(play_search, play_search_entry)
+searching = search_bots(play_search)
 
 
 @jit_inline
 def choose(lineup, j, tb, st, seat, scratch) -> np.int64:
     """The action lineup position ``j``'s bot takes for ``seat`` (= ``st.actor``).
 
-    ``scratch`` is one :data:`~strategies.origin_of_species.search.SCRATCH` record: two spare
-    states for the search bots' rollouts and, for a lineup with a search bot, the address of
-    their entry (:func:`strategies.core.scratch.search_bots`).
+    ``scratch`` is one :data:`~strategies.origin_of_species.search.SCRATCH` record: for a
+    lineup with a search bot, two spare states for its rollouts
+    (:func:`strategies.core.scratch.scratch_dtype`).
     """
     sid = lineup.ids[j]
     if sid == HEURISTIC:

@@ -57,7 +57,6 @@ from rules.origin_of_species.engine import (
 from rules.origin_of_species.options import option_of
 from rules.origin_of_species.state import CHANCE, N_STREAMS, STATE
 from strategies.core.montecarlo import SALT, instantiate, margin_value
-from strategies.core.scratch import scratch_dtype
 from strategies.origin_of_species.heuristic import (
     DEFAULTS,
     NEG,
@@ -71,7 +70,7 @@ from strategies.origin_of_species.params import SEARCH_AT, STRONG_AT
 
 MAX_CAND = 32
 
-SCRATCH = scratch_dtype([("worlds", STATE, (2,))])
+SCRATCH = np.dtype([("worlds", STATE, (2,))], align=True)
 """The bots' scratch, one record: two spare states for the search bot's rollouts
 (``worlds[0]`` the determinised copy, ``worlds[1]`` the copy a candidate is played out on).
 One record rather than an array of states, so the kernel's hot loop carries one pointer

@@ -12,7 +12,7 @@ import numpy as np
 from rules.core.jit import jit, jit_inline
 from rules.core.rng import bounded
 from rules.table_battles.engine import actions
-from strategies.core.scratch import FAILED, record_at, search_bots
+from strategies.core.scratch import search_bots
 from strategies.table_battles.allowed import allowed_action, n_allowed
 from strategies.table_battles.heuristic import OWN, heuristic, remember, stalled
 from strategies.table_battles.params import DRAFTER_AT, SEARCH_AT
@@ -39,7 +39,7 @@ def play_random(lu, j: int, tb, st) -> np.int64:
     return allowed_action(lu, j, tb, st, bounded(st.rng, 1 + st.actor, n))
 
 
-@jit
+@jit_inline
 def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     """``search``, ``strong`` or ``drafter``, rolling out on the two spare states
     ``scratch.worlds``."""
@@ -55,20 +55,7 @@ def play_search(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
     return drafter(tb, st, lineup, j, scratch.worlds, rollouts, calm)
 
 
-def play_search_entry(lineup, j, tb, st, seat, scratch) -> np.int64:
-    """:func:`play_search` taking its records by pointer, the entry the kernel calls by address
-    (:func:`strategies.core.scratch.search_bots`); :data:`~strategies.core.scratch.FAILED` where
-    it raises."""
-    try:
-        out = play_search(
-            record_at(lineup), j, record_at(tb), record_at(st), seat, record_at(scratch)
-        )
-    except Exception:
-        out = FAILED
-    return out
-
-
-searching = search_bots(play_search, play_search_entry)
+searching = search_bots(play_search)
 
 
 @jit_inline
@@ -77,9 +64,8 @@ def choose(lineup, j: int, tb, st, seat: int, scratch) -> np.int64:
 
     ``scratch`` is one :data:`~strategies.table_battles.search.SCRATCH` record: every bot but
     ``random`` keeps there how long the battle has gone without progress (:func:`stalled`), to
-    step out of a lock; it also holds the two spare states of the search bots' rollouts and, for
-    a lineup with a search bot, the address of their entry
-    (:func:`strategies.core.scratch.search_bots`).
+    step out of a lock; for a lineup with a search bot it holds the two spare states of its
+    rollouts (:func:`strategies.core.scratch.scratch_dtype`).
     """
     sid = lineup.ids[j]
     if sid == RANDOM:

@@ -60,7 +60,6 @@ from rules.table_battles.engine import (
 )
 from rules.table_battles.state import CHANCE, N_STREAMS, STATE
 from strategies.core.montecarlo import SALT, instantiate
-from strategies.core.scratch import scratch_dtype
 from strategies.table_battles.allowed import forbidden
 from strategies.table_battles.heuristic import (
     DEFAULT,
@@ -80,14 +79,15 @@ from strategies.table_battles.params import HP, STRONG_AT
 MAX_CAND = 64
 NO_WEIGHTS = (0.0, 0.0, 0.0, 0.0)
 """The evaluation's weights where every playout runs to the end (``search``, ``drafter``)."""
-SCRATCH = scratch_dtype(
+SCRATCH = np.dtype(
     [
         ("worlds", STATE, (2,)),
         ("m_rng", np.uint64, (2,)),
         ("m_turn", np.int64, (2,)),
         ("m_total", np.int64, (2,)),
         ("m_since", np.int64, (2,)),
-    ]
+    ],
+    align=True,
 )
 """The bots' scratch, one record: two spare states for the search bots' rollouts (``worlds[0]``
 the determinised copy, ``worlds[1]`` the copy a candidate is played out on) and, per seat, the

@@ -21,8 +21,8 @@ from simulate.games.evo.replay import render
 from simulate.games.evo.tables import TABLES
 from simulate.kit.arrow import strings, to_arrow
 from simulate.kit.spec import Bench, Demo, GameSpec, Setup, Strength, Symmetry, Variant
+from strategies.core.scratch import scratch_dtype
 from strategies.evo import REGISTRY
-from strategies.evo.bots import searching
 from strategies.evo.search import DEFAULT_TABLE, SCRATCH
 from strategies.evo.values import builtin, table_of
 
@@ -36,14 +36,12 @@ def build_inputs(setup: Setup) -> tuple:
     """The rules table, the lineup, a state, and the bots' scratch with every lineup position's
     gene value table (its ``values`` file, else the shipped fit) and the shipped one."""
     tb = make_table(setup.params, setup.data, setup.n_players)
-    lu, st, scratch = REGISTRY.lineup_record(list(setup.lineup)), new_states(1), records(1, SCRATCH)
+    scratch = records(1, scratch_dtype(SCRATCH, setup.searches))
     n = setup.n_players
     for j, strategy in enumerate(setup.lineup):
         table_of(strategy).fill(scratch[0].values[j], n)
     builtin().fill(scratch[0].values[DEFAULT_TABLE], n)
-    if setup.searches:
-        searching.lend(tb, lu, st, scratch)
-    return tb, lu, st, scratch
+    return tb, REGISTRY.lineup_record(list(setup.lineup)), new_states(1), scratch
 
 
 def data_files(setup: Setup) -> dict[str, bytes]:

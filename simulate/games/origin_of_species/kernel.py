@@ -24,21 +24,19 @@ from rules.origin_of_species.state import (
 )
 from simulate.games.origin_of_species.tables import copy_attack, copy_trait
 from simulate.kit.support import claim, logging, position, room, start_game
+from strategies.core.scratch import scratch_dtype
 from strategies.origin_of_species import REGISTRY
-from strategies.origin_of_species.bots import choose, searching
+from strategies.origin_of_species.bots import choose
 from strategies.origin_of_species.search import SCRATCH
 
 
 def kernel_inputs(params, deck, lineup, searches: bool) -> tuple:
     """The records a kernel (or the step checker) reads: the rules table, the lineup record,
-    one game state and one bots' scratch record (lent the search bots' entry where the lineup
+    one game state and one bots' scratch record (spare states only where the lineup
     ``searches``), each a record array of length 1."""
     tb = make_table(params, deck, len(lineup))
     lu = REGISTRY.lineup_record(list(lineup))
-    st, scratch = new_states(1), records(1, SCRATCH)
-    if searches:
-        searching.lend(tb, lu, st, scratch)
-    return tb, lu, st, scratch
+    return tb, lu, new_states(1), records(1, scratch_dtype(SCRATCH, searches))
 
 
 @jit

@@ -17,21 +17,19 @@ from rules.table_battles.engine import advance, apply, deal, face_up_cards, fina
 from rules.table_battles.state import DRAFT_EVENT, TURN_EVENT, make_table, new_states
 from simulate.games.table_battles.tables import copy_draft, copy_turn
 from simulate.kit.support import claim, logging, position, room, start_game
+from strategies.core.scratch import scratch_dtype
 from strategies.table_battles import REGISTRY
-from strategies.table_battles.bots import choose, searching
+from strategies.table_battles.bots import choose
 from strategies.table_battles.search import SCRATCH
 
 
 def kernel_inputs(params, cards, lineup, searches: bool) -> tuple:
     """The records a kernel (or the step checker) reads: the rules table, the lineup record,
-    one game state and one scratch record (lent the search bots' entry where the lineup
-    ``searches``), each as a record array of length 1."""
+    one game state and one scratch record (spare states only where the lineup ``searches``),
+    each as a record array of length 1."""
     tb = make_table(params, cards, 2)
     lu = REGISTRY.lineup_record(list(lineup))
-    st, scratch = new_states(1), records(1, SCRATCH)
-    if searches:
-        searching.lend(tb, lu, st, scratch)
-    return tb, lu, st, scratch
+    return tb, lu, new_states(1), records(1, scratch_dtype(SCRATCH, searches))
 
 
 @jit
