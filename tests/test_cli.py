@@ -35,6 +35,13 @@ def test_help_teaches(cli):
     assert "--resume" in r.out and "dinolab simulate dkd" in r.out
 
 
+def test_no_command_shows_the_commands_then_one_line(cli):
+    r = cli()
+    assert r.code == 2
+    assert "simulate" in r.out and "Play many games" in r.out
+    assert r.err == "error: no command given: pick one of those listed above\n"
+
+
 def test_help_paragraphs_wrap_to_the_terminal_and_examples_keep_their_lines():
     from simulate.cli.app import reflow
 

@@ -31,10 +31,13 @@ from simulate.cli.app import app
 
 try:  # typer >= 0.20 vendors its own click; older typer uses click itself
     from typer._click.exceptions import ClickException as _TyperClickError
+    from typer._click.exceptions import NoArgsIsHelpError as _TyperNoArgsIsHelpError
     from typer._click.exceptions import UsageError as _TyperUsageError
 except ImportError:  # pragma: no cover
     _TyperClickError, _TyperUsageError = click.ClickException, click.UsageError
+    _TyperNoArgsIsHelpError = click.exceptions.NoArgsIsHelpError
 
+NO_COMMAND = (click.exceptions.NoArgsIsHelpError, _TyperNoArgsIsHelpError)
 USAGE_ERRORS = (click.exceptions.UsageError, _TyperUsageError)
 CLICK_ERRORS = (click.exceptions.ClickException, _TyperClickError)
 EXITS = (click.exceptions.Exit, typer.Exit)
@@ -52,6 +55,10 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors with exit code 2, never a traceback for bad input."""
     try:
         rv = app(args=argv, prog_name="dinolab", standalone_mode=False)
+    except NO_COMMAND as exc:  # the help is shown (typer prints it; click puts it here)
+        if help_text := exc.format_message().strip():
+            typer.echo(help_text)
+        fail("no command given: pick one of those listed above")
     except USAGE_ERRORS as exc:
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else "dinolab"
